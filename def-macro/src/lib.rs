@@ -1,0 +1,1 @@
+//! The `def!` proc-macro.

@@ -1,0 +1,1 @@
+//! Parser for TERA `.def` files.

@@ -1,0 +1,1 @@
+//! Minecraft's NBT format: Java and Bedrock flavours, SNBT, region files.

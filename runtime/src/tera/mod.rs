@@ -1,0 +1,1 @@
+//! TERA packet runtime: what generated code links against.
