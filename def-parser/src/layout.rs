@@ -1,0 +1,489 @@
+//! The resolved wire layout of a definition: the one form that generated code and the dynamic
+//! codec both work from.
+//!
+//! A [`Level`] is the root or one element of an object-array (LAYOUT.md, "A level"). It has two
+//! views of the same fields:
+//! * [`Level::members`], the value shape: what a decoded packet holds, in the reference reader's
+//!   key order, with objects declared twice merged into one and a scalar declared twice kept as one
+//!   member with two occurrences;
+//! * [`Level::steps`], the wire order: runs of fixed-size fields (metadata slots included) with
+//!   their offsets, and the variable-length data between them.
+//!
+//! Each leaf value has a *slot* number within its level; both views refer to values by slot.
+
+use std::collections::HashMap;
+
+use crate::ast::{DefFile, DefName, ElemType, FieldType, Node, NodeKind, PatchRange, Scalar};
+use crate::diag::{Code, Diagnostic, LineIndex, Severity, Span};
+use crate::parse::Mode;
+
+/// A definition, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// From the file name.
+    pub name: Option<DefName>,
+    /// From the header comment.
+    pub patch_range: Option<PatchRange>,
+    /// Whether the file places its metadata with `ref` lines.
+    pub explicit_refs: bool,
+    /// The packet body.
+    pub root: Level,
+}
+
+/// Where one `.def` line declared a member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decl {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line as written (without leading dashes), comment included.
+    pub text: String,
+    /// The comment alone.
+    pub comment: Option<String>,
+}
+
+/// The kind of value a member holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemberKind {
+    /// A fixed-size value.
+    Scalar(Scalar),
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `array`: a list of levels.
+    Array(Box<Level>),
+    /// `array<T>`.
+    ArrayOf(ElemType),
+    /// `object`: named group of members, no bytes of its own.
+    Object(Vec<Member>),
+}
+
+/// One key of a decoded value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// The name as written in the `.def` (also the JSON key).
+    pub name: String,
+    /// What it holds.
+    pub kind: MemberKind,
+    /// The slots of this member's value: one for most, one per declaration for a scalar declared
+    /// twice (the reference reads the last and writes the same value into all); none for objects.
+    pub slots: Vec<usize>,
+    /// The lines that declared it.
+    pub decls: Vec<Decl>,
+    /// For `array` and `array<T>`: written interleaved with its neighbours.
+    pub interleaved: bool,
+}
+
+/// The metadata of a variable-length field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MetaKind {
+    /// `uint16 count`, `uint16 offset`.
+    Array,
+    /// `uint16 offset`, `uint16 count`.
+    Bytes,
+    /// `uint16 offset`.
+    String,
+}
+
+impl MetaKind {
+    /// Bytes on the wire.
+    pub fn size(self) -> usize {
+        match self {
+            MetaKind::String => 2,
+            _ => 4,
+        }
+    }
+}
+
+/// One fixed-size piece of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fixed {
+    /// The metadata slot of the variable field in `slot`.
+    Meta {
+        /// The variable field.
+        slot: usize,
+        /// Which metadata.
+        kind: MetaKind,
+    },
+    /// A scalar value.
+    Value {
+        /// Its slot.
+        slot: usize,
+        /// Its type.
+        ty: Scalar,
+    },
+}
+
+impl Fixed {
+    /// Bytes on the wire.
+    pub fn size(self) -> usize {
+        match self {
+            Fixed::Meta { kind, .. } => kind.size(),
+            Fixed::Value { ty, .. } => ty.size(),
+        }
+    }
+    /// The slot it reads or writes.
+    pub fn slot(self) -> usize {
+        match self {
+            Fixed::Meta { slot, .. } | Fixed::Value { slot, .. } => slot,
+        }
+    }
+}
+
+/// Consecutive fixed-size fields, read and written as one block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// Offset of the run from the start of the level's body, when no variable data comes before it.
+    /// The root's body starts after the header (4 bytes, or 12 with padding); an element's body
+    /// starts after its `here` and `next` (4 bytes into the element).
+    pub offset: Option<usize>,
+    /// Total bytes.
+    pub size: usize,
+    /// The fields with their offsets from the start of the run.
+    pub fields: Vec<(usize, Fixed)>,
+}
+
+/// One step of a level's wire order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Fixed-size fields.
+    Fixed(Run),
+    /// The data of the variable field in this slot, written inline.
+    Var(usize),
+    /// Arrays written element by element in turn (`[interleaved]`), by slot.
+    Interleaved(Vec<usize>),
+}
+
+/// Where a slot's value lives in the member tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlotInfo {
+    /// Member indices from the level down through objects.
+    pub path: Vec<usize>,
+    /// Which declaration of a scalar declared more than once (0 for the first).
+    pub occurrence: usize,
+}
+
+/// The root or an element of an object-array.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    /// The value shape.
+    pub members: Vec<Member>,
+    /// The wire order.
+    pub steps: Vec<Step>,
+    /// For each slot, its member.
+    pub slots: Vec<SlotInfo>,
+    /// Bytes of all fixed runs: the least the body can take.
+    pub fixed_size: usize,
+}
+
+impl Level {
+    /// The member that holds `slot`.
+    pub fn slot_member(&self, slot: usize) -> &Member {
+        let mut members = &self.members;
+        let path = &self.slots[slot].path;
+        for &i in &path[..path.len() - 1] {
+            match &members[i].kind {
+                MemberKind::Object(m) => members = m,
+                _ => unreachable!("slot paths go through objects only"),
+            }
+        }
+        &members[path[path.len() - 1]]
+    }
+
+    /// The dotted name of `slot` from the level (`reaction.loc`).
+    pub fn slot_name(&self, slot: usize) -> String {
+        let mut members = &self.members;
+        let mut out = String::new();
+        for &i in &self.slots[slot].path {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&members[i].name);
+            if let MemberKind::Object(m) = &members[i].kind {
+                members = m;
+            }
+        }
+        out
+    }
+
+    /// Whether the level's size depends on its values (it has variable data).
+    pub fn is_fixed_size(&self) -> bool {
+        self.steps.iter().all(|s| matches!(s, Step::Fixed(_)))
+    }
+}
+
+struct Resolver<'a> {
+    text: &'a str,
+    index: LineIndex,
+    mode: Mode,
+    explicit: bool,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Resolver<'_> {
+    fn diag(&mut self, severity: Severity, code: Code, span: Span, message: String, expected: Option<String>) {
+        let severity = if self.mode == Mode::Strict { Severity::Error } else { severity };
+        let (line, column) = self.index.locate(self.text, span.start);
+        self.diagnostics.push(Diagnostic { severity, code, message, expected, span, line, column });
+    }
+
+    fn decl(&self, n: &Node) -> Decl {
+        let body = self.text[n.span.start..n.span.end].trim_start_matches(['-', ' ', '\t']);
+        let text = match &n.comment {
+            Some(c) => format!("{body} # {c}"),
+            None => body.to_string(),
+        };
+        Decl { line: n.line, text, comment: n.comment.clone() }
+    }
+
+    /// Builds the member tree of one level (objects inline) and assigns slots.
+    fn members(&mut self, nodes: &[Node], prefix: &[usize], out: &mut Vec<Member>, slots: &mut Vec<SlotInfo>, node_slot: &mut HashMap<*const Node, usize>) {
+        for n in nodes {
+            let NodeKind::Field { ty, interleaved, .. } = n.kind else { continue };
+            let existing = out.iter().position(|m| m.name == n.name.text);
+            match (ty, existing) {
+                (FieldType::Object, Some(i)) => {
+                    let decl = self.decl(n);
+                    if let MemberKind::Object(_) = out[i].kind {
+                        out[i].decls.push(decl);
+                        let mut path = prefix.to_vec();
+                        path.push(i);
+                        let MemberKind::Object(mut inner) = std::mem::replace(&mut out[i].kind, MemberKind::Bytes) else { unreachable!() };
+                        self.members(&n.children, &path, &mut inner, slots, node_slot);
+                        out[i].kind = MemberKind::Object(inner);
+                    } else {
+                        self.diag(Severity::Error, Code::NameClash, n.name.span, format!("`{}` is declared before as a field that is not an object", n.name.text), None);
+                    }
+                }
+                (FieldType::Scalar(s), Some(i)) if out[i].kind == MemberKind::Scalar(s) => {
+                    self.diag(
+                        Severity::Warning,
+                        Code::DuplicateField,
+                        n.name.span,
+                        format!("`{}` is declared twice at this level; the reference reads the last and writes one value into both", n.name.text),
+                        None,
+                    );
+                    let slot = slots.len();
+                    let mut path = prefix.to_vec();
+                    path.push(i);
+                    slots.push(SlotInfo { path, occurrence: out[i].slots.len() });
+                    out[i].slots.push(slot);
+                    out[i].decls.push(self.decl(n));
+                    node_slot.insert(n as *const Node, slot);
+                }
+                (_, Some(_)) => {
+                    self.diag(Severity::Error, Code::NameClash, n.name.span, format!("`{}` is declared twice at this level with different types", n.name.text), None);
+                }
+                (_, None) => {
+                    let index = out.len();
+                    let mut path = prefix.to_vec();
+                    path.push(index);
+                    let kind = match ty {
+                        FieldType::Object => {
+                            let mut inner = Vec::new();
+                            self.members(&n.children, &path, &mut inner, slots, node_slot);
+                            MemberKind::Object(inner)
+                        }
+                        FieldType::Scalar(s) => MemberKind::Scalar(s),
+                        FieldType::String => MemberKind::String,
+                        FieldType::Bytes => MemberKind::Bytes,
+                        FieldType::ArrayOf(e) => MemberKind::ArrayOf(e),
+                        FieldType::Array => MemberKind::Array(Box::new(self.level(&n.children))),
+                    };
+                    let own_slot = if ty == FieldType::Object {
+                        vec![]
+                    } else {
+                        let slot = slots.len();
+                        slots.push(SlotInfo { path, occurrence: 0 });
+                        node_slot.insert(n as *const Node, slot);
+                        vec![slot]
+                    };
+                    out.push(Member { name: n.name.text.clone(), kind, slots: own_slot, decls: vec![self.decl(n)], interleaved });
+                }
+            }
+        }
+    }
+
+    /// Resolves the dotted path of a ref line to the slot of a variable field of the level.
+    fn ref_target(&self, members: &[Member], path: &str) -> Option<(usize, MetaKind)> {
+        let mut members = members;
+        let parts: Vec<&str> = path.split('.').collect();
+        for (k, part) in parts.iter().enumerate() {
+            let m = members.iter().find(|m| m.name == *part)?;
+            let last = k + 1 == parts.len();
+            match (&m.kind, last) {
+                (MemberKind::Object(inner), false) => members = inner,
+                (MemberKind::String, true) => return Some((m.slots[0], MetaKind::String)),
+                (MemberKind::Bytes, true) => return Some((m.slots[0], MetaKind::Bytes)),
+                (MemberKind::Array(_) | MemberKind::ArrayOf(_), true) => return Some((m.slots[0], MetaKind::Array)),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    fn level(&mut self, nodes: &[Node]) -> Level {
+        let mut members = Vec::new();
+        let mut slots = Vec::new();
+        let mut node_slot = HashMap::new();
+        self.members(nodes, &[], &mut members, &mut slots, &mut node_slot);
+
+        // Wire order: a flat list of pieces, then grouped into steps.
+        enum Piece {
+            Fixed(Fixed),
+            Var { slot: usize, interleaved: bool },
+        }
+        let mut pieces: Vec<Piece> = Vec::new();
+        let meta_of = |m: &MemberKind| match m {
+            MemberKind::String => Some(MetaKind::String),
+            MemberKind::Bytes => Some(MetaKind::Bytes),
+            MemberKind::Array(_) | MemberKind::ArrayOf(_) => Some(MetaKind::Array),
+            _ => None,
+        };
+        if !self.explicit {
+            // Implicit: all metadata of the level first, in declaration order.
+            fn walk<'n>(nodes: &'n [Node], out: &mut Vec<&'n Node>) {
+                for n in nodes {
+                    if let NodeKind::Field { ty, .. } = n.kind {
+                        if ty == FieldType::Object {
+                            walk(&n.children, out);
+                        } else {
+                            out.push(n);
+                        }
+                    }
+                }
+            }
+            let mut fields = Vec::new();
+            walk(nodes, &mut fields);
+            for n in &fields {
+                if let Some(&slot) = node_slot.get(&(*n as *const Node)) {
+                    let SlotInfo { .. } = &slots[slot];
+                    if let NodeKind::Field { ty, .. } = n.kind {
+                        if ty.is_variable() {
+                            let kind = match ty {
+                                FieldType::String => MetaKind::String,
+                                FieldType::Bytes => MetaKind::Bytes,
+                                _ => MetaKind::Array,
+                            };
+                            pieces.push(Piece::Fixed(Fixed::Meta { slot, kind }));
+                        }
+                    }
+                }
+            }
+        }
+        // Fields (and, in explicit mode, refs) in declaration order, objects inline.
+        let mut placed: HashMap<usize, Span> = HashMap::new();
+        let mut written: HashMap<usize, ()> = HashMap::new();
+        let mut stack: Vec<std::slice::Iter<Node>> = vec![nodes.iter()];
+        let mut scope: Vec<String> = Vec::new();
+        while let Some(top) = stack.last_mut() {
+            let Some(n) = top.next() else {
+                stack.pop();
+                scope.pop();
+                continue;
+            };
+            match n.kind {
+                NodeKind::Ref { .. } => {
+                    // A ref inside an object may name its field relative to the object.
+                    let prefixed = if scope.is_empty() { None } else { Some(format!("{}.{}", scope.join("."), n.name.text)) };
+                    let target = prefixed
+                        .as_deref()
+                        .and_then(|p| self.ref_target(&members, p))
+                        .or_else(|| self.ref_target(&members, &n.name.text));
+                    match target {
+                        None => self.diag(
+                            Severity::Error,
+                            Code::RefToNothing,
+                            n.name.span,
+                            format!("`ref {}` names no string, bytes or array field of this level", n.name.text),
+                            Some("the name (or dotted path through objects) of a variable-length field declared at the same depth".into()),
+                        ),
+                        Some((slot, kind)) => {
+                            if written.contains_key(&slot) {
+                                self.diag(Severity::Error, Code::RefAfterField, n.span, format!("`ref {}` comes after the field it names", n.name.text), Some("the ref line before the field".into()));
+                            } else if placed.contains_key(&slot) {
+                                self.diag(Severity::Error, Code::DuplicateRef, n.span, format!("second `ref` line for `{}`", n.name.text), None);
+                            } else {
+                                placed.insert(slot, n.span);
+                                pieces.push(Piece::Fixed(Fixed::Meta { slot, kind }));
+                            }
+                        }
+                    }
+                }
+                NodeKind::Field { ty, interleaved, .. } => {
+                    if ty == FieldType::Object {
+                        scope.push(n.name.text.clone());
+                        stack.push(n.children.iter());
+                        continue;
+                    }
+                    let Some(&slot) = node_slot.get(&(n as *const Node)) else { continue };
+                    match ty {
+                        FieldType::Scalar(s) => pieces.push(Piece::Fixed(Fixed::Value { slot, ty: s })),
+                        _ => {
+                            if self.explicit && !placed.contains_key(&slot) {
+                                self.diag(
+                                    Severity::Error,
+                                    Code::MissingRef,
+                                    n.name.span,
+                                    format!("`{}` has no `ref` line, but this file places its metadata explicitly", n.name.text),
+                                    Some(format!("a line `ref {}` before it, at the same depth", n.name.text)),
+                                );
+                            }
+                            written.insert(slot, ());
+                            pieces.push(Piece::Var { slot, interleaved });
+                        }
+                    }
+                }
+            }
+        }
+        let _ = meta_of;
+
+        // Group into steps with static offsets.
+        let mut steps: Vec<Step> = Vec::new();
+        let mut offset = Some(0usize);
+        let mut fixed_size = 0;
+        let mut i = 0;
+        while i < pieces.len() {
+            match &pieces[i] {
+                Piece::Fixed(_) => {
+                    let mut run = Run { offset, size: 0, fields: Vec::new() };
+                    while let Some(Piece::Fixed(f)) = pieces.get(i) {
+                        run.fields.push((run.size, *f));
+                        run.size += f.size();
+                        i += 1;
+                    }
+                    offset = offset.map(|o| o + run.size);
+                    fixed_size += run.size;
+                    steps.push(Step::Fixed(run));
+                }
+                Piece::Var { slot, interleaved: true } => {
+                    let mut group = vec![*slot];
+                    i += 1;
+                    while let Some(Piece::Var { slot, interleaved: true }) = pieces.get(i) {
+                        group.push(*slot);
+                        i += 1;
+                    }
+                    offset = None;
+                    steps.push(if group.len() == 1 { Step::Var(group[0]) } else { Step::Interleaved(group) });
+                }
+                Piece::Var { slot, .. } => {
+                    offset = None;
+                    steps.push(Step::Var(*slot));
+                    i += 1;
+                }
+            }
+        }
+        Level { members, steps, slots, fixed_size }
+    }
+}
+
+/// Resolves a parsed file. `text` is the file's text (for diagnostics). Returns the layout unless
+/// there were errors, and all diagnostics of this stage.
+pub fn resolve(file: &DefFile, text: &str, mode: Mode) -> (Option<Layout>, Vec<Diagnostic>) {
+    let mut r = Resolver { text, index: LineIndex::new(text), mode, explicit: file.has_refs(), diagnostics: Vec::new() };
+    let root = r.level(&file.nodes);
+    let ok = !r.diagnostics.iter().any(Diagnostic::is_error);
+    let layout = ok.then(|| Layout { name: file.name.clone(), patch_range: file.patch_range, explicit_refs: r.explicit, root });
+    r.diagnostics.sort_by_key(|d| d.span.start);
+    (layout, r.diagnostics)
+}

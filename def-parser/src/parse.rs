@@ -1,0 +1,380 @@
+//! From `.def` text to the syntax tree ([`crate::ast`]), line by line.
+//!
+//! The line grammar (dashes, type, `<subtype>`, `[flags]`, name) is a small `nom` parser; the rest
+//! is the reference's line discipline: comments, trimming (a byte-order mark counts as white space),
+//! nesting by the number of dashes, legacy `count`/`offset` lines. Every line the reference would
+//! skip or guess at yields a warning; in strict mode every warning is an error. All faults of a
+//! file are reported in one pass.
+
+use nom::{
+    IResult, Parser,
+    bytes::complete::{take_while, take_while1},
+    character::complete::char,
+    combinator::{eof, opt},
+    multi::many0_count,
+    sequence::{delimited, terminated},
+};
+
+use crate::ast::{DefFile, DefName, ElemType, FieldType, Name, Node, NodeKind, PatchRange, Scalar};
+use crate::diag::{Code, Diagnostic, LineIndex, Severity, Span};
+
+/// How strictly to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Accept what the reference accepts; what it would skip or guess at is a warning.
+    #[default]
+    Compatible,
+    /// Every warning is an error.
+    Strict,
+}
+
+/// The result of parsing one file: the tree (when there were no errors) and all diagnostics.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The tree; `None` if any diagnostic is an error.
+    pub file: Option<DefFile>,
+    /// Errors and warnings in line order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Ctx<'t> {
+    text: &'t str,
+    index: LineIndex,
+    mode: Mode,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Ctx<'_> {
+    fn push(&mut self, severity: Severity, code: Code, span: Span, message: String, expected: Option<&str>) {
+        let severity = match (severity, self.mode) {
+            (Severity::Warning, Mode::Strict) => Severity::Error,
+            (s, _) => s,
+        };
+        let (line, column) = self.index.locate(self.text, span.start);
+        self.diagnostics.push(Diagnostic {
+            severity,
+            code,
+            message,
+            expected: expected.map(str::to_string),
+            span,
+            line,
+            column,
+        });
+    }
+    fn error(&mut self, code: Code, span: Span, message: String, expected: Option<&str>) {
+        self.push(Severity::Error, code, span, message, expected);
+    }
+    fn warn(&mut self, code: Code, span: Span, message: String, expected: Option<&str>) {
+        self.push(Severity::Warning, code, span, message, expected);
+    }
+}
+
+/// The pieces of one field line, as slices of the line.
+struct RawLine<'a> {
+    depth: usize,
+    ty: &'a str,
+    subtype: Option<&'a str>,
+    flags: Option<&'a str>,
+    name: &'a str,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// `(- *)* TYPE(<SUB>)?([FLAGS])? +NAME`
+fn raw_line(i: &str) -> IResult<&str, RawLine<'_>> {
+    let (i, depth) = many0_count(terminated(char('-'), take_while(is_space))).parse(i)?;
+    let (i, ty) = take_while1(is_word).parse(i)?;
+    let (i, subtype) = opt(delimited(char('<'), take_while1(is_word), char('>'))).parse(i)?;
+    let (i, flags) = opt(delimited(char('['), take_while(|c| c != ']'), char(']'))).parse(i)?;
+    let (i, _) = take_while1(is_space).parse(i)?;
+    let (i, name) = take_while1(|c: char| !is_space(c)).parse(i)?;
+    let (i, _) = eof.parse(i)?;
+    Ok((
+        i,
+        RawLine {
+            depth,
+            ty,
+            subtype,
+            flags,
+            name,
+        },
+    ))
+}
+
+/// `majorPatchVersion OP N (&& majorPatchVersion OP N)*`
+fn patch_range(i: &str) -> IResult<&str, Vec<(&str, u32)>> {
+    use nom::branch::alt;
+    use nom::bytes::complete::tag;
+    use nom::character::complete::{space0, u32 as num};
+    use nom::multi::separated_list1;
+    use nom::sequence::preceded;
+    let cond = preceded(
+        (space0, tag("majorPatchVersion"), space0),
+        (alt((tag(">="), tag("<="), tag("=="), tag(">"), tag("<"))), preceded(space0, num)),
+    );
+    let (i, conds) = separated_list1((space0, tag("&&")), cond).parse(i)?;
+    let (i, _) = (space0, eof).parse(i)?;
+    Ok((i, conds))
+}
+
+const TYPE_NAMES: &str = "one of bool, byte, int16, uint16, int32, uint32, int64, uint64, float, double, angle, vec3, vec3fa, skillid32, skillid, customize, string, bytes, array, array<T>, object, ref";
+
+/// Offset of `sub` (a slice of `whole`) within `whole`.
+fn offset_in(whole: &str, sub: &str) -> usize {
+    sub.as_ptr() as usize - whole.as_ptr() as usize
+}
+
+/// Parses the text of one `.def` file. `file_name` is only used for the name grammar
+/// (`NAME.VERSION[.PLATFORM].def`); pass the bare file name.
+pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
+    let mut cx = Ctx {
+        text,
+        index: LineIndex::new(text),
+        mode,
+        diagnostics: Vec::new(),
+    };
+    let name = DefName::parse(file_name);
+    if name.is_none() && file_name.ends_with(".def") {
+        cx.warn(
+            Code::BadFileName,
+            Span::new(0, 0),
+            format!("file name `{file_name}` does not follow the definition naming scheme"),
+            Some("NAME.VERSION.def or NAME.VERSION.PLATFORM.def (platform pc, ps4 or xb1)"),
+        );
+    }
+
+    // Flat pass: one entry per meaningful line, with its effective depth.
+    let mut flat: Vec<(usize, Node)> = Vec::new();
+    // For each open level, whether the last node at that level may hold children.
+    let mut open: Vec<bool> = vec![false];
+    let mut patch: Option<PatchRange> = None;
+    let mut seen_field = false;
+    let mut line_start = 0;
+    for (lineno0, raw) in text.split('\n').enumerate() {
+        let this_start = line_start;
+        line_start += raw.len() + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let (code, comment) = match raw.find('#') {
+            Some(i) => (&raw[..i], Some(&raw[i + 1..])),
+            None => (raw, None),
+        };
+        let content = code.trim_matches(is_space);
+        let comment_text = comment.map(|c| c.trim_matches(is_space));
+        if content.is_empty() {
+            if let (Some(c), false, None) = (comment_text, seen_field, patch) {
+                if c.starts_with("majorPatchVersion") {
+                    let cstart = this_start + offset_in(raw, c);
+                    let span = Span::new(cstart, cstart + c.len());
+                    match patch_range(c) {
+                        Ok((_, conds)) => {
+                            let mut r = PatchRange { span, ..PatchRange::default() };
+                            for (op, n) in conds {
+                                match op {
+                                    ">=" => r.min = Some(n),
+                                    ">" => r.min = Some(n.saturating_add(1)),
+                                    "<" => r.max = Some(n),
+                                    "<=" => r.max = Some(n.saturating_add(1)),
+                                    _ => {
+                                        r.min = Some(n);
+                                        r.max = Some(n.saturating_add(1));
+                                    }
+                                }
+                            }
+                            patch = Some(r);
+                        }
+                        Err(_) => cx.warn(
+                            Code::BadPatchRange,
+                            span,
+                            "patch-range comment cannot be read; it is ignored".into(),
+                            Some("`majorPatchVersion >= A && majorPatchVersion < B`"),
+                        ),
+                    }
+                }
+            }
+            continue;
+        }
+        let _ = lineno0;
+        let cstart = this_start + offset_in(raw, content);
+        let span = Span::new(cstart, cstart + content.len());
+        let Ok((_, l)) = raw_line(content) else {
+            cx.warn(
+                Code::MalformedLine,
+                span,
+                "line is not a field definition; it is skipped".into(),
+                Some("`[-...] TYPE NAME`, for example `- int32 id`"),
+            );
+            continue;
+        };
+        seen_field = true;
+        let at = |s: &str| cstart + offset_in(content, s);
+        let ty_span = Span::new(at(l.ty), at(l.name).min(span.end));
+        let ty_span = Span::new(ty_span.start, {
+            // type, subtype and flags, without the white space before the name
+            let t = &text[ty_span.start..ty_span.end];
+            ty_span.start + t.trim_end_matches(is_space).len()
+        });
+        let name_span = Span::new(at(l.name), at(l.name) + l.name.len());
+        let (line, _) = cx.index.locate(text, cstart);
+
+        // Nesting.
+        let cur = open.len() - 1;
+        let mut depth = l.depth;
+        if depth > cur {
+            if depth > cur + 1 {
+                cx.warn(
+                    Code::DepthJump,
+                    span,
+                    format!("nesting jumps from depth {cur} to {depth}; read as depth {}", cur + 1),
+                    Some(&format!("at most {} dash(es)", cur + 1)),
+                );
+                depth = cur + 1;
+            }
+            if !open[cur] {
+                let msg = if flat.iter().rev().any(|(d, _)| *d == cur) {
+                    "nested line under a field that is neither `array` nor `object`"
+                } else {
+                    "nested line without an `array` or `object` line above it"
+                };
+                cx.error(Code::ChildOfScalar, span, msg.into(), Some(&format!("at most {cur} dash(es)")));
+                continue;
+            }
+            open.push(false);
+        } else {
+            open.truncate(depth + 1);
+        }
+
+        let kind = match l.ty {
+            "count" => {
+                cx.warn(
+                    Code::LegacyLine,
+                    span,
+                    "legacy `count` line; it is dropped (counts are implied)".into(),
+                    None,
+                );
+                *open.last_mut().expect("level") = false;
+                continue;
+            }
+            "ref" | "offset" => {
+                if l.subtype.is_some() || l.flags.is_some() {
+                    cx.warn(Code::SubtypeOnNonArray, ty_span, "`ref` takes no subtype or flags; they are ignored".into(), None);
+                }
+                if l.ty == "offset" {
+                    cx.warn(Code::LegacyLine, span, "legacy `offset` line; read as `ref`".into(), Some("`ref NAME`"));
+                }
+                NodeKind::Ref { legacy: l.ty == "offset" }
+            }
+            t => {
+                let base = match t {
+                    "string" => Some(FieldType::String),
+                    "bytes" => Some(FieldType::Bytes),
+                    "array" => Some(FieldType::Array),
+                    "object" => Some(FieldType::Object),
+                    _ => Scalar::from_keyword(t).map(FieldType::Scalar),
+                };
+                let Some(mut ty) = base else {
+                    cx.error(
+                        Code::UnknownType,
+                        Span::new(at(l.ty), at(l.ty) + l.ty.len()),
+                        format!("unknown type `{t}`"),
+                        Some(TYPE_NAMES),
+                    );
+                    *open.last_mut().expect("level") = false;
+                    continue;
+                };
+                if let Some(sub) = l.subtype {
+                    let sub_span = Span::new(at(sub), at(sub) + sub.len());
+                    if ty == FieldType::Array {
+                        let elem = if sub == "string" {
+                            Some(ElemType::String)
+                        } else {
+                            Scalar::from_keyword(sub).map(ElemType::Scalar)
+                        };
+                        match elem {
+                            Some(e) => ty = FieldType::ArrayOf(e),
+                            None => {
+                                cx.error(
+                                    Code::UnknownType,
+                                    sub_span,
+                                    format!("unknown element type `{sub}` in `array<{sub}>`"),
+                                    Some("a fixed type or `string`"),
+                                );
+                                *open.last_mut().expect("level") = false;
+                                continue;
+                            }
+                        }
+                    } else {
+                        cx.warn(
+                            Code::SubtypeOnNonArray,
+                            sub_span,
+                            format!("`<{sub}>` on `{t}` is ignored"),
+                            Some("a subtype only on `array`"),
+                        );
+                    }
+                }
+                let mut interleaved = false;
+                if let Some(flags) = l.flags {
+                    for flag in flags.split(',') {
+                        let f = flag.trim_matches(is_space);
+                        let fs = if f.is_empty() { Span::new(at(flags), at(flags) + flags.len()) } else { Span::new(at(f), at(f) + f.len()) };
+                        if f != "interleaved" {
+                            cx.warn(Code::UnknownFlag, fs, format!("unknown flag `{f}` is ignored"), Some("`interleaved`"));
+                        } else if !matches!(ty, FieldType::Array | FieldType::ArrayOf(_)) {
+                            cx.warn(Code::FlagOnNonArray, fs, format!("`[interleaved]` on `{t}` is ignored"), Some("a flag only on an array"));
+                        } else {
+                            interleaved = true;
+                        }
+                    }
+                }
+                NodeKind::Field { ty, ty_span, interleaved }
+            }
+        };
+        let holds_children = matches!(kind, NodeKind::Field { ty, .. } if ty.has_children());
+        *open.last_mut().expect("level") = holds_children;
+        flat.push((
+            depth,
+            Node {
+                kind,
+                name: Name { text: l.name.to_string(), span: name_span },
+                span,
+                line,
+                comment: comment_text.filter(|c| !c.is_empty()).map(str::to_string),
+                children: Vec::new(),
+            },
+        ));
+    }
+
+    let has_errors = cx.diagnostics.iter().any(Diagnostic::is_error);
+    let file = (!has_errors).then(|| DefFile {
+        name,
+        patch_range: patch,
+        nodes: build_tree(&mut flat.into_iter().peekable(), 0),
+    });
+    Parsed { file, diagnostics: cx.diagnostics }
+}
+
+/// Nests the flat list of `(depth, node)`, whose depths only grow one at a time.
+fn build_tree(it: &mut std::iter::Peekable<std::vec::IntoIter<(usize, Node)>>, depth: usize) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::new();
+    while let Some((d, _)) = it.peek() {
+        let d = *d;
+        if d < depth {
+            break;
+        }
+        if d > depth {
+            let children = build_tree(it, d);
+            if let Some(last) = out.last_mut() {
+                last.children.extend(children);
+            }
+            continue;
+        }
+        let (_, node) = it.next().expect("peeked");
+        out.push(node);
+    }
+    out
+}
