@@ -1,1 +1,42 @@
 //! Minecraft's NBT format: Java and Bedrock flavours, SNBT, region files.
+//!
+//! * [`Tag`], [`List`], [`Compound`], [`Nbt`]: the owned tree; build it with [`nbt!`] or the
+//!   builders, read it with [`read_root`] / [`read_roots`], write it with [`Nbt::to_bytes`].
+//! * [`borrow`]: a zero-copy reader over the input bytes, for speed.
+//! * [`NbtFile`]: whole files with compression autodetect and Bedrock's `level.dat` header.
+//! * [`region`]: Anvil `.mca` region files.
+//! * [`snbt`]: the text form, printed and parsed.
+//! * [`dump`]: the JSON dump form used by `defc nbt dump` and the sample set.
+//!
+//! The reader is exact: read → write is byte-identical for every valid file (entry order, empty
+//! list types, NaN bits and raw Modified UTF-8 are kept), and it is hardened against hostile
+//! input: nesting is limited as Minecraft does (512 levels, root included) without unbounded
+//! recursion, declared lengths are checked against the remaining bytes before allocating, and
+//! decompression has a size limit. Errors ([`NbtError`]) carry the byte offset and tag path.
+
+pub mod borrow;
+pub mod compress;
+pub mod dump;
+mod error;
+mod file;
+mod flavor;
+pub mod mutf8;
+mod read;
+pub mod region;
+pub mod snbt;
+mod tag;
+mod write;
+
+pub use compress::Compression;
+pub use error::{NbtError, PathSegment, Result, TagPath};
+pub use file::{BedrockHeader, FileOptions, NbtFile, has_bedrock_header};
+pub use flavor::Edition;
+pub use read::{
+    DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, ReadOptions, RootForm, read_exact,
+    read_root, read_roots,
+};
+pub use tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+pub use write::write_roots;
+
+#[doc(inline)]
+pub use crate::__nbt_tag as nbt;

@@ -1,0 +1,644 @@
+//! The JSON dump form of NBT (the "Dump format" of the sample set's MANIFEST): every node is
+//! `{"type": T, "value": V}`, lists add `element_type`, compounds are objects in file order,
+//! longs are exact integers, non-finite floats are strings with their `bits`, and strings are
+//! written with `\uXXXX` escapes of their UTF-16 units, so even a lone surrogate survives.
+//!
+//! Because that last point is outside what `serde_json` accepts (it rejects lone surrogate
+//! escapes), this module has its own small JSON value ([`Json`]), reader and writer; it keeps
+//! object order, keeps numbers as their text (no `f64` rounding of longs) and bounds nesting.
+
+use std::fmt::Write as _;
+
+use super::error::{NbtError, Result};
+use super::file::NbtFile;
+use super::read::MAX_DEPTH_CAP;
+use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+
+/// A JSON value with order-kept objects, numbers as text, strings as UTF-16 units.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// A number, as written.
+    Number(String),
+    /// A string, as UTF-16 code units (lone surrogates allowed).
+    String(Vec<u16>),
+    /// An array.
+    Array(Vec<Json>),
+    /// An object, members in order.
+    Object(Vec<(Vec<u16>, Json)>),
+}
+
+impl Json {
+    /// Member `key` of an object.
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Object(m) => {
+                let k: Vec<u16> = key.encode_utf16().collect();
+                m.iter().find(|(n, _)| *n == k).map(|(_, v)| v)
+            }
+            _ => None,
+        }
+    }
+
+    /// The string, if valid Unicode.
+    pub fn as_str(&self) -> Option<String> {
+        match self {
+            Json::String(u) => String::from_utf16(u).ok(),
+            _ => None,
+        }
+    }
+
+    /// A copy of an object without member `key` (for ignoring `meta`).
+    pub fn without(&self, key: &str) -> Json {
+        match self {
+            Json::Object(m) => {
+                let k: Vec<u16> = key.encode_utf16().collect();
+                Json::Object(m.iter().filter(|(n, _)| *n != k).cloned().collect())
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// Parses JSON text.
+    pub fn parse(text: &str) -> Result<Json> {
+        let mut p = Parser {
+            s: text.as_bytes(),
+            i: 0,
+        };
+        let v = p.value(0)?;
+        p.ws();
+        if p.i != p.s.len() {
+            return Err(p.err("trailing characters after the JSON value"));
+        }
+        Ok(v)
+    }
+
+    /// Semantic equality for dumps: numbers compare by value (integers exactly; a `float`
+    /// node's value through `f32`, other non-integers as `f64`), everything else structurally.
+    pub fn same_as(&self, other: &Json) -> bool {
+        json_eq(self, other, false)
+    }
+}
+
+fn num_eq(a: &str, b: &str, as_f32: bool) -> bool {
+    if a == b {
+        return true;
+    }
+    if let (Ok(x), Ok(y)) = (a.parse::<i128>(), b.parse::<i128>()) {
+        return x == y;
+    }
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) if as_f32 => (x as f32).to_bits() == (y as f32).to_bits(),
+        (Ok(x), Ok(y)) => x.to_bits() == y.to_bits(),
+        _ => false,
+    }
+}
+
+fn json_eq(a: &Json, b: &Json, f32_ctx: bool) -> bool {
+    match (a, b) {
+        (Json::Number(x), Json::Number(y)) => num_eq(x, y, f32_ctx),
+        (Json::Array(x), Json::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q, false))
+        }
+        (Json::Object(x), Json::Object(y)) => {
+            let is_float = |m: &[(Vec<u16>, Json)]| {
+                m.iter().any(|(k, v)| {
+                    *k == "type".encode_utf16().collect::<Vec<_>>()
+                        && *v == Json::String("float".encode_utf16().collect())
+                })
+            };
+            let fl = is_float(x) && is_float(y);
+            x.len() == y.len()
+                && x.iter().zip(y).all(|((ka, va), (kb, vb))| {
+                    let value = *ka == "value".encode_utf16().collect::<Vec<_>>();
+                    ka == kb && json_eq(va, vb, fl && value)
+                })
+        }
+        _ => a == b,
+    }
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+const JSON_MAX_DEPTH: usize = 2 * MAX_DEPTH_CAP + 64;
+
+impl Parser<'_> {
+    #[cold]
+    fn err(&self, message: &str) -> NbtError {
+        NbtError::Json {
+            offset: self.i,
+            message: message.to_string(),
+        }
+    }
+
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.ws();
+        if self.s.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Json> {
+        if depth > JSON_MAX_DEPTH {
+            return Err(self.err("JSON nested too deeply"));
+        }
+        self.ws();
+        match self.s.get(self.i) {
+            None => Err(self.err("unexpected end of JSON")),
+            Some(b'{') => {
+                self.i += 1;
+                let mut m = Vec::new();
+                if self.eat(b'}') {
+                    return Ok(Json::Object(m));
+                }
+                loop {
+                    self.ws();
+                    let k = self.string()?;
+                    if !self.eat(b':') {
+                        return Err(self.err("expected ':'"));
+                    }
+                    let v = self.value(depth + 1)?;
+                    m.push((k, v));
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    if self.eat(b'}') {
+                        return Ok(Json::Object(m));
+                    }
+                    return Err(self.err("expected ',' or '}'"));
+                }
+            }
+            Some(b'[') => {
+                self.i += 1;
+                let mut a = Vec::new();
+                if self.eat(b']') {
+                    return Ok(Json::Array(a));
+                }
+                loop {
+                    a.push(self.value(depth + 1)?);
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    if self.eat(b']') {
+                        return Ok(Json::Array(a));
+                    }
+                    return Err(self.err("expected ',' or ']'"));
+                }
+            }
+            Some(b'"') => Ok(Json::String(self.string()?)),
+            Some(b't') if self.s[self.i..].starts_with(b"true") => {
+                self.i += 4;
+                Ok(Json::Bool(true))
+            }
+            Some(b'f') if self.s[self.i..].starts_with(b"false") => {
+                self.i += 5;
+                Ok(Json::Bool(false))
+            }
+            Some(b'n') if self.s[self.i..].starts_with(b"null") => {
+                self.i += 4;
+                Ok(Json::Null)
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let start = self.i;
+                while let Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') = self.s.get(self.i)
+                {
+                    self.i += 1;
+                }
+                let t = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+                if t.parse::<f64>().is_err() {
+                    return Err(self.err("malformed number"));
+                }
+                Ok(Json::Number(t.to_string()))
+            }
+            Some(_) => Err(self.err("unexpected character")),
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u16> {
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+            .ok_or_else(|| self.err("bad \\u escape"))?;
+        self.i += 4;
+        Ok(h)
+    }
+
+    fn string(&mut self) -> Result<Vec<u16>> {
+        if self.s.get(self.i) != Some(&b'"') {
+            return Err(self.err("expected a string"));
+        }
+        self.i += 1;
+        let mut out = Vec::new();
+        loop {
+            let start = self.i;
+            while let Some(&b) = self.s.get(self.i) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.i += 1;
+            }
+            // The input is a &str, and we stopped at ASCII, so this slice is valid UTF-8.
+            let chunk = std::str::from_utf8(&self.s[start..self.i]).unwrap_or("");
+            out.extend(chunk.encode_utf16());
+            match self.s.get(self.i) {
+                Some(b'"') => {
+                    self.i += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.i += 1;
+                    let e = *self.s.get(self.i).ok_or_else(|| self.err("bad escape"))?;
+                    self.i += 1;
+                    out.push(match e {
+                        b'"' => b'"' as u16,
+                        b'\\' => b'\\' as u16,
+                        b'/' => b'/' as u16,
+                        b'b' => 8,
+                        b'f' => 12,
+                        b'n' => b'\n' as u16,
+                        b'r' => b'\r' as u16,
+                        b't' => b'\t' as u16,
+                        b'u' => self.hex4()?,
+                        _ => return Err(self.err("bad escape")),
+                    });
+                }
+                _ => return Err(self.err("unterminated string")),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- writing
+
+fn push_str_units(out: &mut String, units: impl IntoIterator<Item = u16>) {
+    out.push('"');
+    for u in units {
+        match u {
+            0x22 => out.push_str("\\\""),
+            0x5C => out.push_str("\\\\"),
+            0x0A => out.push_str("\\n"),
+            0x0D => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0x20..=0x7E => out.push(u as u8 as char),
+            _ => {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn push_nbt_str(out: &mut String, s: &NbtString) {
+    let b = s.as_mutf8();
+    if b.is_ascii() {
+        push_str_units(out, b.iter().map(|&c| c as u16));
+    } else {
+        push_str_units(out, s.to_utf16());
+    }
+}
+
+fn push_plain(out: &mut String, s: &str) {
+    push_str_units(out, s.encode_utf16());
+}
+
+fn push_f32(out: &mut String, v: f32) {
+    if v.is_finite() {
+        let _ = write!(out, "{v:?}");
+    } else {
+        push_nonfinite(out, v.is_nan(), v > 0.0, &format!("{:08x}", v.to_bits()));
+    }
+}
+
+fn push_f64(out: &mut String, v: f64) {
+    if v.is_finite() {
+        let _ = write!(out, "{v:?}");
+    } else {
+        push_nonfinite(out, v.is_nan(), v > 0.0, &format!("{:016x}", v.to_bits()));
+    }
+}
+
+fn push_nonfinite(out: &mut String, nan: bool, positive: bool, bits: &str) {
+    if nan {
+        let _ = write!(out, "\"NaN\",\"bits\":\"{bits}\"");
+    } else if positive {
+        out.push_str("\"Infinity\"");
+    } else {
+        out.push_str("\"-Infinity\"");
+    }
+}
+
+fn push_ints<T: std::fmt::Display>(out: &mut String, v: &[T]) {
+    out.push('[');
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{x}");
+    }
+    out.push(']');
+}
+
+/// Appends one node, `{"type":…,"value":…}`.
+fn push_node(out: &mut String, tag: &Tag) {
+    let _ = write!(out, "{{\"type\":\"{}\",\"value\":", tag.tag_type().name());
+    push_value(out, tag);
+    out.push('}');
+}
+
+fn push_value(out: &mut String, tag: &Tag) {
+    match tag {
+        Tag::Byte(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Tag::Short(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Tag::Int(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Tag::Long(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Tag::Float(v) => push_f32(out, *v),
+        Tag::Double(v) => push_f64(out, *v),
+        Tag::ByteArray(v) => push_ints(out, v),
+        Tag::IntArray(v) => push_ints(out, v),
+        Tag::LongArray(v) => push_ints(out, v),
+        Tag::String(s) => push_nbt_str(out, s),
+        Tag::Compound(c) => push_compound(out, c),
+        Tag::List(l) => {
+            // A list's "value" is its element array; element_type precedes it (written by caller).
+            push_list_items(out, l);
+        }
+    }
+}
+
+fn push_compound(out: &mut String, c: &Compound) {
+    out.push('{');
+    for (i, (k, v)) in c.entries().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_nbt_str(out, k);
+        out.push(':');
+        push_full_node(out, v);
+    }
+    out.push('}');
+}
+
+/// Like `push_node` but lists carry `element_type` before `value`.
+fn push_full_node(out: &mut String, tag: &Tag) {
+    match tag {
+        Tag::List(l) => {
+            let _ = write!(
+                out,
+                "{{\"type\":\"list\",\"element_type\":\"{}\",\"value\":",
+                l.element_type().name()
+            );
+            push_list_items(out, l);
+            out.push('}');
+        }
+        other => push_node(out, other),
+    }
+}
+
+fn push_list_items(out: &mut String, l: &List) {
+    out.push('[');
+    for (i, t) in l.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_full_node(out, &t);
+    }
+    out.push(']');
+}
+
+/// `{"name":…,"type":…,"value":…}` (plus `element_type` for a list root) for one root.
+pub fn root_to_json(nbt: &Nbt) -> String {
+    let mut out = String::new();
+    push_root(&mut out, nbt);
+    out
+}
+
+fn push_root(out: &mut String, nbt: &Nbt) {
+    out.push_str("{\"name\":");
+    match &nbt.name {
+        Some(n) => push_nbt_str(out, n),
+        None => out.push_str("null"),
+    }
+    out.push(',');
+    // Reuse the node writer and drop its opening brace.
+    let mut node = String::new();
+    push_full_node(&mut node, &nbt.tag);
+    out.push_str(&node[1..]);
+}
+
+/// The dump of a file: one root as `{name,type,value}`, several as `{"roots":[…]}`, with a
+/// `meta` object first when `meta` is true (compression, sizes, trailing bytes).
+pub fn file_to_json(file: &NbtFile, meta: bool) -> String {
+    let mut out = String::from("{");
+    if meta {
+        let _ = write!(
+            out,
+            "\"meta\":{{\"compression\":\"{}\",\"decompressed_size\":{},\"consumed\":{},\"trailing_bytes\":{},\"result\":\"ok\"}},",
+            file.compression.name(),
+            file.decompressed_size,
+            file.consumed,
+            file.trailing
+        );
+    }
+    if file.roots.len() == 1 {
+        let r = root_to_json(&file.roots[0]);
+        out.push_str(&r[1..]);
+        return out;
+    }
+    out.push_str("\"roots\":[");
+    for (i, r) in file.roots.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_root(&mut out, r);
+    }
+    out.push_str("]}");
+    out
+}
+
+/// JSON text of a string in dump form (UTF-16 escapes), for other dump writers.
+pub(crate) fn json_string(s: &str) -> String {
+    let mut out = String::new();
+    push_plain(&mut out, s);
+    out
+}
+
+// ---------------------------------------------------------------- reading
+
+#[cold]
+fn bad(message: impl Into<String>) -> NbtError {
+    NbtError::Json {
+        offset: 0,
+        message: message.into(),
+    }
+}
+
+fn member<'j>(obj: &'j Json, key: &str) -> Result<&'j Json> {
+    obj.get(key)
+        .ok_or_else(|| bad(format!("missing \"{key}\"")))
+}
+
+fn tag_type_of(j: &Json) -> Result<TagType> {
+    j.as_str()
+        .and_then(|s| TagType::from_name(&s))
+        .ok_or_else(|| bad("unknown tag type name"))
+}
+
+fn int<T: TryFrom<i128>>(j: &Json) -> Result<T> {
+    match j {
+        Json::Number(n) => n
+            .parse::<i128>()
+            .ok()
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| bad(format!("integer {n} out of range"))),
+        _ => Err(bad("expected an integer")),
+    }
+}
+
+fn ints<T: TryFrom<i128>>(j: &Json) -> Result<Vec<T>> {
+    match j {
+        Json::Array(a) => a.iter().map(int).collect(),
+        _ => Err(bad("expected an array of integers")),
+    }
+}
+
+fn float_bits(node: &Json, value: &Json) -> Result<Option<u64>> {
+    match value {
+        Json::Number(_) => Ok(None),
+        Json::String(_) => {
+            let s = value.as_str().unwrap_or_default();
+            match s.as_str() {
+                "NaN" => {
+                    let bits = node
+                        .get("bits")
+                        .and_then(Json::as_str)
+                        .ok_or_else(|| bad("NaN without \"bits\""))?;
+                    let hex = bits.trim_start_matches("0x");
+                    u64::from_str_radix(hex, 16)
+                        .map(Some)
+                        .map_err(|_| bad("bad NaN bits"))
+                }
+                "Infinity" => Ok(Some(u64::MAX)),
+                "-Infinity" => Ok(Some(u64::MAX - 1)),
+                _ => Err(bad("bad float string")),
+            }
+        }
+        _ => Err(bad("expected a number")),
+    }
+}
+
+fn num_f64(value: &Json) -> Result<f64> {
+    match value {
+        Json::Number(n) => n.parse().map_err(|_| bad("bad number")),
+        _ => Err(bad("expected a number")),
+    }
+}
+
+fn node_to_tag(node: &Json, depth: usize) -> Result<Tag> {
+    if depth > MAX_DEPTH_CAP {
+        return Err(bad("nested too deeply"));
+    }
+    let ty = tag_type_of(member(node, "type")?)?;
+    let v = member(node, "value")?;
+    Ok(match ty {
+        TagType::End => return Err(bad("a node cannot be of type end")),
+        TagType::Byte => Tag::Byte(int(v)?),
+        TagType::Short => Tag::Short(int(v)?),
+        TagType::Int => Tag::Int(int(v)?),
+        TagType::Long => Tag::Long(int(v)?),
+        TagType::Float => Tag::Float(match float_bits(node, v)? {
+            None => num_f64(v)? as f32,
+            Some(u64::MAX) => f32::INFINITY,
+            Some(b) if b == u64::MAX - 1 => f32::NEG_INFINITY,
+            Some(b) => f32::from_bits(u32::try_from(b).map_err(|_| bad("bad NaN bits"))?),
+        }),
+        TagType::Double => Tag::Double(match float_bits(node, v)? {
+            None => num_f64(v)?,
+            Some(u64::MAX) => f64::INFINITY,
+            Some(b) if b == u64::MAX - 1 => f64::NEG_INFINITY,
+            Some(b) => f64::from_bits(b),
+        }),
+        TagType::ByteArray => Tag::ByteArray(ints(v)?),
+        TagType::IntArray => Tag::IntArray(ints(v)?),
+        TagType::LongArray => Tag::LongArray(ints(v)?),
+        TagType::String => match v {
+            Json::String(u) => Tag::String(NbtString::from_utf16(u)),
+            _ => return Err(bad("expected a string")),
+        },
+        TagType::Compound => Tag::Compound(object_to_compound(v, depth)?),
+        TagType::List => {
+            let et = tag_type_of(member(node, "element_type")?)?;
+            let Json::Array(items) = v else {
+                return Err(bad("expected a list array"));
+            };
+            let mut list = List::empty(et);
+            for it in items {
+                let t = node_to_tag(it, depth + 1)?;
+                if t.tag_type() != et {
+                    return Err(bad("list element of the wrong type"));
+                }
+                list.push(t)
+                    .map_err(|_| bad("list element of the wrong type"))?;
+            }
+            Tag::List(list)
+        }
+    })
+}
+
+fn object_to_compound(v: &Json, depth: usize) -> Result<Compound> {
+    let Json::Object(m) = v else {
+        return Err(bad("expected a compound object"));
+    };
+    let mut c = Compound::with_capacity(m.len());
+    for (k, n) in m {
+        let t = node_to_tag(n, depth + 1)?;
+        c.entries_mut().push((NbtString::from_utf16(k), t));
+    }
+    Ok(c)
+}
+
+/// One root from its dump object `{name, type, value}`.
+pub fn root_from_json(j: &Json) -> Result<Nbt> {
+    let name = match member(j, "name")? {
+        Json::Null => None,
+        Json::String(u) => Some(NbtString::from_utf16(u)),
+        _ => return Err(bad("\"name\" must be a string or null")),
+    };
+    Ok(Nbt {
+        name,
+        tag: node_to_tag(j, 0)?,
+    })
+}
+
+/// The roots of a dump: `roots: [...]` or the single root at the top level.
+pub fn roots_from_json(j: &Json) -> Result<Vec<Nbt>> {
+    match j.get("roots") {
+        Some(Json::Array(a)) => a.iter().map(root_from_json).collect(),
+        Some(_) => Err(bad("\"roots\" must be an array")),
+        None => Ok(vec![root_from_json(j)?]),
+    }
+}

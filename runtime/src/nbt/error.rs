@@ -1,0 +1,313 @@
+//! The NBT error type: what went wrong, at which byte offset, at which tag path.
+
+use std::fmt;
+
+/// One step of a [`TagPath`]: a compound key or a list index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathSegment {
+    /// A compound key.
+    Key(String),
+    /// A list index.
+    Index(usize),
+}
+
+/// Where in the tree an error happened, e.g. `Level.Sections[3].Palette`.
+///
+/// Built while the error unwinds out of the reader (segments are pushed innermost first), so
+/// the happy path pays nothing for it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TagPath(Vec<PathSegment>);
+
+impl TagPath {
+    /// The segments from the root down.
+    pub fn segments(&self) -> impl Iterator<Item = &PathSegment> {
+        self.0.iter().rev()
+    }
+
+    /// Whether the path is empty (the error is at the root).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for TagPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("<root>");
+        }
+        for (i, s) in self.segments().enumerate() {
+            match s {
+                PathSegment::Key(k) if i == 0 => write!(f, "{k}")?,
+                PathSegment::Key(k) => write!(f, ".{k}")?,
+                PathSegment::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Everything that can go wrong reading or writing NBT.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum NbtError {
+    /// The input ended inside a tag.
+    #[error("offset {offset} at `{path}`: unexpected end of input (needed {needed} more bytes)")]
+    UnexpectedEof {
+        /// Byte offset (in the decompressed data) of the read that failed.
+        offset: usize,
+        /// How many bytes were missing.
+        needed: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A tag type id above 12 (or `TAG_End` where a value is needed).
+    #[error("offset {offset} at `{path}`: invalid tag type id {id}")]
+    InvalidTagType {
+        /// The id byte.
+        id: u8,
+        /// Byte offset of the id.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// Lists and compounds nested deeper than the limit (Minecraft: 512, root included).
+    #[error("offset {offset} at `{path}`: nesting deeper than {max} lists/compounds")]
+    TooDeep {
+        /// The limit.
+        max: usize,
+        /// Byte offset of the container that went over.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A declared length that the remaining input cannot hold (caught before allocating).
+    #[error(
+        "offset {offset} at `{path}`: declared length {len} needs at least {needed} bytes, {remaining} remain"
+    )]
+    LengthTooLarge {
+        /// The declared element count.
+        len: i64,
+        /// Minimum bytes those elements take.
+        needed: u64,
+        /// Bytes left in the input.
+        remaining: usize,
+        /// Byte offset of the length.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A negative list or array length.
+    #[error("offset {offset} at `{path}`: negative length {len}")]
+    NegativeLength {
+        /// The declared length.
+        len: i64,
+        /// Byte offset of the length.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A list of element type `TAG_End` with a non-zero length (Minecraft: "Missing type on ListTag").
+    #[error("offset {offset} at `{path}`: list of TAG_End with {len} elements")]
+    EndListNotEmpty {
+        /// The declared length.
+        len: i64,
+        /// Byte offset of the list.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A string that is not valid Modified UTF-8 (Java) or UTF-8 (Bedrock).
+    #[error("offset {offset} at `{path}`: malformed string bytes")]
+    InvalidString {
+        /// Byte offset of the first bad byte.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A varint longer than its type allows.
+    #[error("offset {offset} at `{path}`: malformed varint")]
+    InvalidVarint {
+        /// Byte offset of the varint.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// The root tag is `TAG_End` (an empty network NBT value), which has no tree form here.
+    #[error("offset {offset}: root is TAG_End (no value)")]
+    EndRoot {
+        /// Byte offset of the root's type byte.
+        offset: usize,
+    },
+    /// Bytes remained after the root(s) and the caller asked for strict consumption.
+    #[error("offset {offset}: {count} trailing bytes after the NBT")]
+    TrailingBytes {
+        /// Where the trailing bytes start.
+        offset: usize,
+        /// How many there are.
+        count: usize,
+    },
+    /// The compressed stream is broken.
+    #[error("decompression failed: {0}")]
+    Decompress(String),
+    /// Decompressed data exceeded the configured limit.
+    #[error("decompressed data exceeds the limit of {limit} bytes")]
+    DecompressLimit {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The input is larger than this codec addresses (4 GiB).
+    #[error("input of {len} bytes is larger than 4 GiB")]
+    InputTooLarge {
+        /// The input length.
+        len: usize,
+    },
+    /// A value cannot be written in the requested form.
+    #[error("cannot write `{path}`: {reason}")]
+    Unwritable {
+        /// Why.
+        reason: &'static str,
+        /// Tag path.
+        path: TagPath,
+    },
+    /// A region (`.mca`) file is malformed.
+    #[error("region file: {0}")]
+    Region(String),
+    /// SNBT text does not parse.
+    #[error("SNBT line {line}, column {column}: {message}")]
+    Snbt {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// What was expected or wrong.
+        message: String,
+    },
+    /// A JSON dump does not parse or does not describe NBT.
+    #[error("JSON dump at byte {offset}: {message}")]
+    Json {
+        /// Byte offset in the JSON text.
+        offset: usize,
+        /// What was wrong.
+        message: String,
+    },
+    /// An I/O error from a reader or writer.
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl NbtError {
+    /// The tag path of the error, if it has one.
+    pub fn path(&self) -> Option<&TagPath> {
+        match self {
+            NbtError::UnexpectedEof { path, .. }
+            | NbtError::InvalidTagType { path, .. }
+            | NbtError::TooDeep { path, .. }
+            | NbtError::LengthTooLarge { path, .. }
+            | NbtError::NegativeLength { path, .. }
+            | NbtError::EndListNotEmpty { path, .. }
+            | NbtError::InvalidString { path, .. }
+            | NbtError::InvalidVarint { path, .. }
+            | NbtError::Unwritable { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The byte offset of the error, if it has one.
+    pub fn offset(&self) -> Option<usize> {
+        match *self {
+            NbtError::UnexpectedEof { offset, .. }
+            | NbtError::InvalidTagType { offset, .. }
+            | NbtError::TooDeep { offset, .. }
+            | NbtError::LengthTooLarge { offset, .. }
+            | NbtError::NegativeLength { offset, .. }
+            | NbtError::EndListNotEmpty { offset, .. }
+            | NbtError::InvalidString { offset, .. }
+            | NbtError::InvalidVarint { offset, .. }
+            | NbtError::EndRoot { offset }
+            | NbtError::TrailingBytes { offset, .. }
+            | NbtError::Json { offset, .. } => Some(offset),
+            _ => None,
+        }
+    }
+
+    fn path_mut(&mut self) -> Option<&mut TagPath> {
+        match self {
+            NbtError::UnexpectedEof { path, .. }
+            | NbtError::InvalidTagType { path, .. }
+            | NbtError::TooDeep { path, .. }
+            | NbtError::LengthTooLarge { path, .. }
+            | NbtError::NegativeLength { path, .. }
+            | NbtError::EndListNotEmpty { path, .. }
+            | NbtError::InvalidString { path, .. }
+            | NbtError::InvalidVarint { path, .. }
+            | NbtError::Unwritable { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// Prepends a compound key to the path (called while unwinding).
+    #[cold]
+    pub(crate) fn in_key(mut self, key: &[u8]) -> NbtError {
+        if let Some(p) = self.path_mut() {
+            p.0.push(PathSegment::Key(
+                super::mutf8::to_str_lossy(key).into_owned(),
+            ));
+        }
+        self
+    }
+
+    /// Prepends a list index to the path (called while unwinding).
+    #[cold]
+    pub(crate) fn in_index(mut self, i: usize) -> NbtError {
+        if let Some(p) = self.path_mut() {
+            p.0.push(PathSegment::Index(i));
+        }
+        self
+    }
+
+    #[cold]
+    pub(crate) fn eof(offset: usize, needed: usize) -> NbtError {
+        NbtError::UnexpectedEof {
+            offset,
+            needed,
+            path: TagPath::default(),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn bad_type(id: u8, offset: usize) -> NbtError {
+        NbtError::InvalidTagType {
+            id,
+            offset,
+            path: TagPath::default(),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn too_deep(max: usize, offset: usize) -> NbtError {
+        NbtError::TooDeep {
+            max,
+            offset,
+            path: TagPath::default(),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn bad_string(offset: usize) -> NbtError {
+        NbtError::InvalidString {
+            offset,
+            path: TagPath::default(),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn unwritable(reason: &'static str) -> NbtError {
+        NbtError::Unwritable {
+            reason,
+            path: TagPath::default(),
+        }
+    }
+}
+
+/// Result alias for this module.
+pub type Result<T, E = NbtError> = std::result::Result<T, E>;

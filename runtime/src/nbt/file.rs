@@ -1,0 +1,175 @@
+//! Whole NBT files: decompression, Bedrock's `level.dat` header, one or several roots, and
+//! trailing bytes, read with [`NbtFile::read`] and written back with [`NbtFile::to_bytes`].
+
+use super::compress::{self, Compression};
+use super::error::{NbtError, Result};
+use super::flavor::{Cur, Edition};
+use super::read::{ReadOptions, read_root_at};
+use super::tag::Nbt;
+
+/// Bedrock `level.dat` header: `i32 LE storage version, u32 LE payload length`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BedrockHeader {
+    /// Storage version (e.g. 10).
+    pub version: i32,
+}
+
+/// A decoded NBT file and how it was stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NbtFile {
+    /// The roots read (one unless [`FileOptions::all_roots`]).
+    pub roots: Vec<Nbt>,
+    /// Detected compression.
+    pub compression: Compression,
+    /// Bedrock `level.dat` header, if there was one.
+    pub header: Option<BedrockHeader>,
+    /// The flavour the file was read in.
+    pub edition: Edition,
+    /// Decompressed size (header included).
+    pub decompressed_size: usize,
+    /// Bytes of decompressed data the roots took (header included).
+    pub consumed: usize,
+    /// Decompressed bytes left after the roots (0 with `all_roots`). With
+    /// [`FileOptions::strict_trailing`] they are an error instead.
+    pub trailing: usize,
+    /// Whether the compressed stream ended properly (checksum read). A zlib/gzip stream cut off
+    /// after a complete NBT is accepted, as Minecraft accepts it.
+    pub stream_complete: bool,
+}
+
+/// How to read a file: [`ReadOptions`] plus file-level choices.
+#[derive(Clone, Debug, Default)]
+pub struct FileOptions {
+    /// Flavour, root form, limits.
+    pub read: ReadOptions,
+    /// Read roots until the data ends (concatenated roots, e.g. Bedrock palettes).
+    pub all_roots: bool,
+    /// Fail with [`NbtError::TrailingBytes`] if bytes remain after the root.
+    pub strict_trailing: bool,
+    /// Compression to assume instead of detecting it.
+    pub compression: Option<Compression>,
+    /// For Bedrock: whether an 8-byte `level.dat` header is present (`None`: detect it).
+    pub bedrock_header: Option<bool>,
+}
+
+impl FileOptions {
+    /// Options for an edition, defaults otherwise.
+    pub fn new(edition: Edition) -> FileOptions {
+        FileOptions {
+            read: ReadOptions::new(edition),
+            ..FileOptions::default()
+        }
+    }
+}
+
+/// Whether `data` starts with a plausible Bedrock `level.dat` header: a small version, a length
+/// that matches the rest of the data exactly, and a compound type byte after it.
+pub fn has_bedrock_header(data: &[u8]) -> bool {
+    if data.len() < 11 {
+        return false;
+    }
+    let version = i32::from_le_bytes([data[0], data[1], data[2], data[3]]);
+    let len = u32::from_le_bytes([data[4], data[5], data[6], data[7]]) as usize;
+    (0..=1000).contains(&version) && len == data.len() - 8 && data[8] == 10
+}
+
+impl NbtFile {
+    /// Reads a file from its stored bytes.
+    pub fn read(raw: &[u8], opts: &FileOptions) -> Result<NbtFile> {
+        let compression = opts.compression.unwrap_or_else(|| Compression::detect(raw));
+        let (owned, complete, decomp_err);
+        let data: &[u8] = if compression == Compression::None {
+            complete = true;
+            decomp_err = None;
+            raw
+        } else {
+            let d = compress::decompress(raw, compression, opts.read.max_decompressed)?;
+            complete = d.complete;
+            decomp_err = d.error;
+            owned = d.data;
+            &owned
+        };
+        let result = Self::read_decompressed(data, opts);
+        match (result, decomp_err) {
+            (Ok(mut f), _) => {
+                f.compression = compression;
+                f.stream_complete = complete;
+                Ok(f)
+            }
+            // The stream broke and the NBT did not complete: the stream is the cause.
+            (Err(_), Some(e)) => Err(NbtError::Decompress(e)),
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    /// Reads from already decompressed bytes.
+    pub fn read_decompressed(data: &[u8], opts: &FileOptions) -> Result<NbtFile> {
+        if data.len() > u32::MAX as usize {
+            return Err(NbtError::InputTooLarge { len: data.len() });
+        }
+        let header = opts.read.edition == Edition::Bedrock
+            && opts
+                .bedrock_header
+                .unwrap_or_else(|| has_bedrock_header(data));
+        let mut c = Cur::new(data);
+        let header = if header {
+            let h = c.take(8)?;
+            Some(BedrockHeader {
+                version: i32::from_le_bytes([h[0], h[1], h[2], h[3]]),
+            })
+        } else {
+            None
+        };
+        let mut roots = vec![read_root_at(&mut c, &opts.read)?];
+        if opts.all_roots {
+            while c.remaining() > 0 {
+                roots.push(read_root_at(&mut c, &opts.read)?);
+            }
+        }
+        let trailing = c.remaining();
+        if trailing > 0 && opts.strict_trailing {
+            return Err(NbtError::TrailingBytes {
+                offset: c.pos,
+                count: trailing,
+            });
+        }
+        Ok(NbtFile {
+            roots,
+            compression: Compression::None,
+            header,
+            edition: opts.read.edition,
+            decompressed_size: data.len(),
+            consumed: c.pos,
+            trailing,
+            stream_complete: true,
+        })
+    }
+
+    /// The first root.
+    pub fn root(&self) -> Option<&Nbt> {
+        self.roots.first()
+    }
+
+    /// The uncompressed form: header (with the length recomputed) and roots.
+    pub fn to_uncompressed(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(self.decompressed_size.max(64));
+        if let Some(h) = self.header {
+            out.extend_from_slice(&h.version.to_le_bytes());
+            out.extend_from_slice(&[0; 4]);
+        }
+        for r in &self.roots {
+            r.write_to(&mut out, self.edition)?;
+        }
+        if self.header.is_some() {
+            let len = u32::try_from(out.len() - 8)
+                .map_err(|_| NbtError::unwritable("level.dat body over 4 GiB"))?;
+            out[4..8].copy_from_slice(&len.to_le_bytes());
+        }
+        Ok(out)
+    }
+
+    /// The stored form: [`to_uncompressed`](Self::to_uncompressed) compressed as `self.compression`.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        compress::compress(&self.to_uncompressed()?, self.compression)
+    }
+}

@@ -1,0 +1,351 @@
+//! Reading binary NBT into the owned tree.
+//!
+//! One root at a time from decompressed bytes, in any [`Edition`], named or nameless. The reader
+//! recurses once per list/compound level and checks the depth limit on the way in, so the
+//! recursion is bounded by [`ReadOptions::max_depth`] (clamped to [`MAX_DEPTH_CAP`]) whatever the
+//! input says: 100 000 nested lists fail at level 513 with a few hundred stack frames in use.
+//! Every declared length is checked against the bytes that remain before anything is allocated.
+
+use super::error::{NbtError, Result};
+use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
+use super::mutf8;
+use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+
+/// Minecraft's nesting limit (NbtAccounter): lists and compounds, the root included.
+pub const DEFAULT_MAX_DEPTH: usize = 512;
+
+/// Highest depth limit accepted: a larger [`ReadOptions::max_depth`] is lowered to this so the
+/// recursive reader stays far from the stack limit (a frame is a few hundred bytes).
+pub const MAX_DEPTH_CAP: usize = 2048;
+
+/// Default limit on decompressed size: 512 MiB.
+pub const DEFAULT_MAX_DECOMPRESSED: usize = 512 << 20;
+
+/// Whether roots carry a name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RootForm {
+    /// `type, name, payload` (files, Bedrock network).
+    #[default]
+    Named,
+    /// `type, payload` (Java network NBT since 1.20.2); the root may be any tag type.
+    Nameless,
+}
+
+/// How to read NBT.
+#[derive(Clone, Debug)]
+pub struct ReadOptions {
+    /// Binary flavour.
+    pub edition: Edition,
+    /// Named or nameless roots.
+    pub root: RootForm,
+    /// Nesting limit for lists and compounds, root included (Minecraft: 512).
+    pub max_depth: usize,
+    /// Accept plain 4-byte UTF-8 in Java strings (kept as is; Java itself rejects them).
+    pub lenient_utf8: bool,
+    /// Limit on decompressed size for compressed input.
+    pub max_decompressed: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            edition: Edition::Java,
+            root: RootForm::Named,
+            max_depth: DEFAULT_MAX_DEPTH,
+            lenient_utf8: false,
+            max_decompressed: DEFAULT_MAX_DECOMPRESSED,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Options for an edition, defaults otherwise.
+    pub fn new(edition: Edition) -> ReadOptions {
+        ReadOptions {
+            edition,
+            ..ReadOptions::default()
+        }
+    }
+
+    /// Sets the root form.
+    pub fn root(mut self, root: RootForm) -> ReadOptions {
+        self.root = root;
+        self
+    }
+
+    /// Sets the depth limit.
+    pub fn max_depth(mut self, max_depth: usize) -> ReadOptions {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Sets lenient UTF-8.
+    pub fn lenient_utf8(mut self, lenient: bool) -> ReadOptions {
+        self.lenient_utf8 = lenient;
+        self
+    }
+
+    /// Sets the decompression limit.
+    pub fn max_decompressed(mut self, limit: usize) -> ReadOptions {
+        self.max_decompressed = limit;
+        self
+    }
+
+    pub(crate) fn depth_limit(&self) -> usize {
+        self.max_depth.min(MAX_DEPTH_CAP)
+    }
+}
+
+/// Reads one root from uncompressed bytes; returns it and the number of bytes it took.
+/// Bytes after the root are left alone (see [`read_roots`] and [`NbtError::TrailingBytes`]).
+pub fn read_root(data: &[u8], opts: &ReadOptions) -> Result<(Nbt, usize)> {
+    let mut c = Cur::new(data);
+    let nbt = read_root_at(&mut c, opts)?;
+    Ok((nbt, c.pos))
+}
+
+/// Reads exactly one root and fails with [`NbtError::TrailingBytes`] if bytes remain.
+pub fn read_exact(data: &[u8], opts: &ReadOptions) -> Result<Nbt> {
+    let (nbt, used) = read_root(data, opts)?;
+    if used != data.len() {
+        return Err(NbtError::TrailingBytes {
+            offset: used,
+            count: data.len() - used,
+        });
+    }
+    Ok(nbt)
+}
+
+/// Reads roots back to back until the input ends.
+pub fn read_roots(data: &[u8], opts: &ReadOptions) -> Result<Vec<Nbt>> {
+    let mut c = Cur::new(data);
+    let mut out = Vec::new();
+    while c.remaining() > 0 {
+        out.push(read_root_at(&mut c, opts)?);
+    }
+    Ok(out)
+}
+
+pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
+    match opts.edition {
+        Edition::Java => Reader::<JavaFlavor>::new(c, opts).root(opts.root),
+        Edition::Bedrock => Reader::<BedrockFlavor>::new(c, opts).root(opts.root),
+        Edition::BedrockNetwork => Reader::<NetworkFlavor>::new(c, opts).root(opts.root),
+    }
+}
+
+/// Minimum encoded size of one element of a type (for length checks before allocation).
+#[inline]
+pub(crate) fn min_size<F: Flavor>(t: TagType) -> usize {
+    match t {
+        TagType::End => 0,
+        TagType::Byte => 1,
+        TagType::Short => 2,
+        TagType::Int => F::MIN_INT,
+        TagType::Long => F::MIN_LONG,
+        TagType::Float => 4,
+        TagType::Double => 8,
+        TagType::ByteArray | TagType::IntArray | TagType::LongArray => F::MIN_LEN,
+        TagType::String => F::MIN_LEN.min(2),
+        TagType::List => 1 + F::MIN_LEN,
+        TagType::Compound => 1,
+    }
+}
+
+/// Reads a list/array length and checks `len * elem_size` against the remaining bytes.
+#[inline]
+pub(crate) fn checked_len<F: Flavor>(c: &mut Cur, elem_size: usize) -> Result<usize> {
+    let at = c.pos;
+    let len = F::seq_len(c)?;
+    if len < 0 {
+        return Err(NbtError::NegativeLength {
+            len,
+            offset: at,
+            path: Default::default(),
+        });
+    }
+    let needed = len as u64 * elem_size as u64;
+    if needed > c.remaining() as u64 {
+        return Err(NbtError::LengthTooLarge {
+            len,
+            needed,
+            remaining: c.remaining(),
+            offset: at,
+            path: Default::default(),
+        });
+    }
+    Ok(len as usize)
+}
+
+/// Reads a string's raw bytes and checks them for the flavour (MUTF-8 or UTF-8), returning
+/// them converted to MUTF-8.
+#[inline]
+pub(crate) fn read_str_bytes<'a, F: Flavor>(
+    c: &mut Cur<'a>,
+    lenient: bool,
+) -> Result<std::borrow::Cow<'a, [u8]>> {
+    let len = F::str_len(c)?;
+    let start = c.pos;
+    let bytes = c.take(len)?;
+    if F::EDITION == Edition::Java {
+        mutf8::validate(bytes, lenient).map_err(|i| NbtError::bad_string(start + i))?;
+        Ok(std::borrow::Cow::Borrowed(bytes))
+    } else {
+        mutf8::from_utf8_bytes(bytes).ok_or_else(|| {
+            let bad = std::str::from_utf8(bytes)
+                .err()
+                .map_or(0, |e| e.valid_up_to());
+            NbtError::bad_string(start + bad)
+        })
+    }
+}
+
+struct Reader<'c, 'a, F> {
+    c: &'c mut Cur<'a>,
+    max_depth: usize,
+    lenient: bool,
+    _f: std::marker::PhantomData<F>,
+}
+
+impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
+    fn new(c: &'c mut Cur<'a>, opts: &ReadOptions) -> Self {
+        Reader {
+            c,
+            max_depth: opts.depth_limit(),
+            lenient: opts.lenient_utf8,
+            _f: std::marker::PhantomData,
+        }
+    }
+
+    fn root(&mut self, form: RootForm) -> Result<Nbt> {
+        let at = self.c.pos;
+        let id = self.c.u8()?;
+        let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
+        if ty == TagType::End {
+            return Err(NbtError::EndRoot { offset: at });
+        }
+        let name = match form {
+            RootForm::Named => Some(self.string()?),
+            RootForm::Nameless => None,
+        };
+        let tag = self.payload(ty, 0)?;
+        Ok(Nbt { name, tag })
+    }
+
+    #[inline]
+    fn string(&mut self) -> Result<NbtString> {
+        let b = read_str_bytes::<F>(self.c, self.lenient)?;
+        Ok(NbtString::from_mutf8(b))
+    }
+
+    /// Reads a payload; `depth` is the number of containers already entered.
+    fn payload(&mut self, ty: TagType, depth: usize) -> Result<Tag> {
+        let c = &mut *self.c;
+        Ok(match ty {
+            TagType::Byte => Tag::Byte(c.u8()? as i8),
+            TagType::Short => Tag::Short(F::i16(c)?),
+            TagType::Int => Tag::Int(F::i32(c)?),
+            TagType::Long => Tag::Long(F::i64(c)?),
+            TagType::Float => Tag::Float(F::f32(c)?),
+            TagType::Double => Tag::Double(F::f64(c)?),
+            TagType::ByteArray => Tag::ByteArray(self.byte_array()?),
+            TagType::String => Tag::String(self.string()?),
+            TagType::List => Tag::List(self.list(depth)?),
+            TagType::Compound => Tag::Compound(self.compound(depth)?),
+            TagType::IntArray => {
+                let n = checked_len::<F>(c, F::MIN_INT)?;
+                Tag::IntArray(F::i32s(c, n)?)
+            }
+            TagType::LongArray => {
+                let n = checked_len::<F>(c, F::MIN_LONG)?;
+                Tag::LongArray(F::i64s(c, n)?)
+            }
+            TagType::End => return Err(NbtError::bad_type(0, c.pos)),
+        })
+    }
+
+    #[inline]
+    fn byte_array(&mut self) -> Result<Vec<i8>> {
+        let n = checked_len::<F>(self.c, 1)?;
+        Ok(self.c.take(n)?.iter().map(|&b| b as i8).collect())
+    }
+
+    #[inline]
+    fn enter(&self, depth: usize) -> Result<usize> {
+        let d = depth + 1;
+        if d > self.max_depth {
+            return Err(NbtError::too_deep(self.max_depth, self.c.pos));
+        }
+        Ok(d)
+    }
+
+    fn compound(&mut self, depth: usize) -> Result<Compound> {
+        let depth = self.enter(depth)?;
+        let mut entries = Vec::new();
+        loop {
+            let at = self.c.pos;
+            let id = self.c.u8()?;
+            if id == 0 {
+                break;
+            }
+            let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
+            let name = self.string()?;
+            match self.payload(ty, depth) {
+                Ok(v) => entries.push((name, v)),
+                Err(e) => return Err(e.in_key(name.as_mutf8())),
+            }
+        }
+        Ok(Compound::from_entries(entries))
+    }
+
+    fn list(&mut self, depth: usize) -> Result<List> {
+        let depth = self.enter(depth)?;
+        let at = self.c.pos;
+        let id = self.c.u8()?;
+        let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
+        let n = checked_len::<F>(self.c, min_size::<F>(ty))?;
+        let c = &mut *self.c;
+        Ok(match ty {
+            TagType::End => {
+                if n > 0 {
+                    return Err(NbtError::EndListNotEmpty {
+                        len: n as i64,
+                        offset: at,
+                        path: Default::default(),
+                    });
+                }
+                List::End
+            }
+            TagType::Byte => List::Byte(c.take(n)?.iter().map(|&b| b as i8).collect()),
+            TagType::Short => List::Short(F::i16s(c, n)?),
+            TagType::Int => List::Int(F::i32s(c, n)?),
+            TagType::Long => List::Long(F::i64s(c, n)?),
+            TagType::Float => List::Float(F::f32s(c, n)?),
+            TagType::Double => List::Double(F::f64s(c, n)?),
+            TagType::ByteArray => List::ByteArray(self.each(n, |r| r.byte_array())?),
+            TagType::String => List::String(self.each(n, |r| r.string())?),
+            TagType::List => List::List(self.each(n, |r| r.list(depth))?),
+            TagType::Compound => List::Compound(self.each(n, |r| r.compound(depth))?),
+            TagType::IntArray => List::IntArray(self.each(n, |r| {
+                let k = checked_len::<F>(r.c, F::MIN_INT)?;
+                F::i32s(r.c, k)
+            })?),
+            TagType::LongArray => List::LongArray(self.each(n, |r| {
+                let k = checked_len::<F>(r.c, F::MIN_LONG)?;
+                F::i64s(r.c, k)
+            })?),
+        })
+    }
+
+    #[inline]
+    fn each<T>(&mut self, n: usize, mut f: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
+        let mut v = Vec::with_capacity(n);
+        for i in 0..n {
+            match f(self) {
+                Ok(x) => v.push(x),
+                Err(e) => return Err(e.in_index(i)),
+            }
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,691 @@
+//! The owned NBT tree: [`Tag`], [`List`], [`Compound`], [`NbtString`] and the root [`Nbt`].
+//!
+//! The tree keeps everything a file says so that it writes back byte-identical: compound entries
+//! stay in file order (a `Vec`, not a map), a list keeps its declared element type even when it
+//! is empty (lists are typed: [`List::Int`] holds a `Vec<i32>`), floats keep their bit patterns
+//! (NaN payloads included), and strings keep their raw Modified UTF-8 bytes.
+//!
+//! Equality ([`PartialEq`]) is structural and compares floats by bits, so `NaN == NaN` here when
+//! the bits match and `0.0 != -0.0`: it answers "would these write the same bytes".
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::mutf8;
+
+/// The id of an NBT tag type, as written in the byte stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum TagType {
+    /// `TAG_End` (0): ends a compound; the element type of an untyped empty list.
+    End = 0,
+    /// `TAG_Byte` (1).
+    Byte = 1,
+    /// `TAG_Short` (2).
+    Short = 2,
+    /// `TAG_Int` (3).
+    Int = 3,
+    /// `TAG_Long` (4).
+    Long = 4,
+    /// `TAG_Float` (5).
+    Float = 5,
+    /// `TAG_Double` (6).
+    Double = 6,
+    /// `TAG_Byte_Array` (7).
+    ByteArray = 7,
+    /// `TAG_String` (8).
+    String = 8,
+    /// `TAG_List` (9).
+    List = 9,
+    /// `TAG_Compound` (10).
+    Compound = 10,
+    /// `TAG_Int_Array` (11).
+    IntArray = 11,
+    /// `TAG_Long_Array` (12).
+    LongArray = 12,
+}
+
+impl TagType {
+    /// The tag type for an id byte, `None` for ids above 12.
+    #[inline]
+    pub fn from_id(id: u8) -> Option<TagType> {
+        use TagType::*;
+        Some(match id {
+            0 => End,
+            1 => Byte,
+            2 => Short,
+            3 => Int,
+            4 => Long,
+            5 => Float,
+            6 => Double,
+            7 => ByteArray,
+            8 => String,
+            9 => List,
+            10 => Compound,
+            11 => IntArray,
+            12 => LongArray,
+            _ => return None,
+        })
+    }
+
+    /// The id byte.
+    #[inline]
+    pub fn id(self) -> u8 {
+        self as u8
+    }
+
+    /// The lowercase name used by the JSON dump (`"byte_array"`, `"compound"`, …).
+    pub fn name(self) -> &'static str {
+        use TagType::*;
+        match self {
+            End => "end",
+            Byte => "byte",
+            Short => "short",
+            Int => "int",
+            Long => "long",
+            Float => "float",
+            Double => "double",
+            ByteArray => "byte_array",
+            String => "string",
+            List => "list",
+            Compound => "compound",
+            IntArray => "int_array",
+            LongArray => "long_array",
+        }
+    }
+
+    /// The tag type for a dump name (inverse of [`TagType::name`]).
+    pub fn from_name(name: &str) -> Option<TagType> {
+        (0..=12)
+            .filter_map(TagType::from_id)
+            .find(|t| t.name() == name)
+    }
+}
+
+impl fmt::Display for TagType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An NBT string: the raw Java Modified UTF-8 bytes, decoded on demand.
+///
+/// Keeping the bytes makes strings that are not valid Unicode (lone surrogates) lossless, and
+/// makes reading cheap (no decoding). Bedrock's UTF-8 strings are converted to this form on read
+/// and back on write; for ASCII the two are the same bytes.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct NbtString(Box<[u8]>);
+
+impl NbtString {
+    /// Wraps MUTF-8 bytes as they are (not validated; decoding is lossy on malformed bytes).
+    #[inline]
+    pub fn from_mutf8(bytes: impl Into<Box<[u8]>>) -> NbtString {
+        NbtString(bytes.into())
+    }
+
+    /// Encodes UTF-16 code units (lone surrogates allowed).
+    pub fn from_utf16(units: &[u16]) -> NbtString {
+        NbtString(mutf8::from_utf16(units).into())
+    }
+
+    /// The raw MUTF-8 bytes.
+    #[inline]
+    pub fn as_mutf8(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The text, or `None` if it is not valid Unicode.
+    pub fn to_str(&self) -> Option<Cow<'_, str>> {
+        mutf8::to_str(&self.0)
+    }
+
+    /// The text with lone surrogates replaced by U+FFFD.
+    pub fn to_str_lossy(&self) -> Cow<'_, str> {
+        mutf8::to_str_lossy(&self.0)
+    }
+
+    /// The text as UTF-16 code units (exact, lone surrogates included).
+    pub fn to_utf16(&self) -> Vec<u16> {
+        mutf8::to_utf16(&self.0)
+    }
+
+    /// Whether the text equals `s` (compares encoded bytes, no allocation for ASCII).
+    pub fn eq_str(&self, s: &str) -> bool {
+        if s.bytes().all(|b| b != 0 && b < 0x80) {
+            &*self.0 == s.as_bytes()
+        } else {
+            *self.0 == *mutf8::from_str(s)
+        }
+    }
+}
+
+impl From<&str> for NbtString {
+    fn from(s: &str) -> NbtString {
+        NbtString(mutf8::from_str(s).into())
+    }
+}
+
+impl From<String> for NbtString {
+    fn from(s: String) -> NbtString {
+        NbtString::from(s.as_str())
+    }
+}
+
+impl From<&String> for NbtString {
+    fn from(s: &String) -> NbtString {
+        NbtString::from(s.as_str())
+    }
+}
+
+impl fmt::Debug for NbtString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.to_str_lossy(), f)
+    }
+}
+
+impl fmt::Display for NbtString {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_str_lossy())
+    }
+}
+
+/// One NBT value (any tag but `TAG_End`).
+#[derive(Clone, Debug)]
+pub enum Tag {
+    /// `TAG_Byte`.
+    Byte(i8),
+    /// `TAG_Short`.
+    Short(i16),
+    /// `TAG_Int`.
+    Int(i32),
+    /// `TAG_Long`.
+    Long(i64),
+    /// `TAG_Float` (bits preserved).
+    Float(f32),
+    /// `TAG_Double` (bits preserved).
+    Double(f64),
+    /// `TAG_Byte_Array`.
+    ByteArray(Vec<i8>),
+    /// `TAG_String`.
+    String(NbtString),
+    /// `TAG_List`.
+    List(List),
+    /// `TAG_Compound`.
+    Compound(Compound),
+    /// `TAG_Int_Array`.
+    IntArray(Vec<i32>),
+    /// `TAG_Long_Array`.
+    LongArray(Vec<i64>),
+}
+
+impl Tag {
+    /// The tag type of this value.
+    pub fn tag_type(&self) -> TagType {
+        match self {
+            Tag::Byte(_) => TagType::Byte,
+            Tag::Short(_) => TagType::Short,
+            Tag::Int(_) => TagType::Int,
+            Tag::Long(_) => TagType::Long,
+            Tag::Float(_) => TagType::Float,
+            Tag::Double(_) => TagType::Double,
+            Tag::ByteArray(_) => TagType::ByteArray,
+            Tag::String(_) => TagType::String,
+            Tag::List(_) => TagType::List,
+            Tag::Compound(_) => TagType::Compound,
+            Tag::IntArray(_) => TagType::IntArray,
+            Tag::LongArray(_) => TagType::LongArray,
+        }
+    }
+
+    /// The compound inside, if this is one.
+    pub fn as_compound(&self) -> Option<&Compound> {
+        match self {
+            Tag::Compound(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The list inside, if this is one.
+    pub fn as_list(&self) -> Option<&List> {
+        match self {
+            Tag::List(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The string inside, if this is one.
+    pub fn as_string(&self) -> Option<&NbtString> {
+        match self {
+            Tag::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Any integer tag (byte, short, int, long) widened to `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Tag::Byte(v) => Some(v as i64),
+            Tag::Short(v) => Some(v as i64),
+            Tag::Int(v) => Some(v as i64),
+            Tag::Long(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Any float tag widened to `f64`.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Tag::Float(v) => Some(v as f64),
+            Tag::Double(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Tag) -> bool {
+        match (self, other) {
+            (Tag::Byte(a), Tag::Byte(b)) => a == b,
+            (Tag::Short(a), Tag::Short(b)) => a == b,
+            (Tag::Int(a), Tag::Int(b)) => a == b,
+            (Tag::Long(a), Tag::Long(b)) => a == b,
+            (Tag::Float(a), Tag::Float(b)) => a.to_bits() == b.to_bits(),
+            (Tag::Double(a), Tag::Double(b)) => a.to_bits() == b.to_bits(),
+            (Tag::ByteArray(a), Tag::ByteArray(b)) => a == b,
+            (Tag::String(a), Tag::String(b)) => a == b,
+            (Tag::List(a), Tag::List(b)) => a == b,
+            (Tag::Compound(a), Tag::Compound(b)) => a == b,
+            (Tag::IntArray(a), Tag::IntArray(b)) => a == b,
+            (Tag::LongArray(a), Tag::LongArray(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+macro_rules! tag_from {
+    ($($t:ty => $v:ident),* $(,)?) => {$(
+        impl From<$t> for Tag {
+            fn from(v: $t) -> Tag { Tag::$v(v.into()) }
+        }
+    )*};
+}
+tag_from!(i8 => Byte, bool => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float,
+    f64 => Double, Vec<i8> => ByteArray, NbtString => String, &str => String, String => String,
+    List => List, Compound => Compound, Vec<i32> => IntArray, Vec<i64> => LongArray);
+
+/// A `TAG_List`: a typed sequence. The variant is the declared element type, so an empty list
+/// keeps it ([`List::End`] is the untyped empty list, element type `TAG_End`).
+#[derive(Clone, Debug, Default)]
+pub enum List {
+    /// Empty list of element type `TAG_End`.
+    #[default]
+    End,
+    /// List of `TAG_Byte`.
+    Byte(Vec<i8>),
+    /// List of `TAG_Short`.
+    Short(Vec<i16>),
+    /// List of `TAG_Int`.
+    Int(Vec<i32>),
+    /// List of `TAG_Long`.
+    Long(Vec<i64>),
+    /// List of `TAG_Float`.
+    Float(Vec<f32>),
+    /// List of `TAG_Double`.
+    Double(Vec<f64>),
+    /// List of `TAG_Byte_Array`.
+    ByteArray(Vec<Vec<i8>>),
+    /// List of `TAG_String`.
+    String(Vec<NbtString>),
+    /// List of `TAG_List`.
+    List(Vec<List>),
+    /// List of `TAG_Compound`.
+    Compound(Vec<Compound>),
+    /// List of `TAG_Int_Array`.
+    IntArray(Vec<Vec<i32>>),
+    /// List of `TAG_Long_Array`.
+    LongArray(Vec<Vec<i64>>),
+}
+
+fn bits_eq<T: Copy, U: PartialEq>(a: &[T], b: &[T], f: impl Fn(T) -> U) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| f(*x) == f(*y))
+}
+
+impl PartialEq for List {
+    fn eq(&self, other: &List) -> bool {
+        use List as L;
+        match (self, other) {
+            (L::End, L::End) => true,
+            (L::Byte(a), L::Byte(b)) => a == b,
+            (L::Short(a), L::Short(b)) => a == b,
+            (L::Int(a), L::Int(b)) => a == b,
+            (L::Long(a), L::Long(b)) => a == b,
+            (L::Float(a), L::Float(b)) => bits_eq(a, b, f32::to_bits),
+            (L::Double(a), L::Double(b)) => bits_eq(a, b, f64::to_bits),
+            (L::ByteArray(a), L::ByteArray(b)) => a == b,
+            (L::String(a), L::String(b)) => a == b,
+            (L::List(a), L::List(b)) => a == b,
+            (L::Compound(a), L::Compound(b)) => a == b,
+            (L::IntArray(a), L::IntArray(b)) => a == b,
+            (L::LongArray(a), L::LongArray(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl List {
+    /// The declared element type.
+    pub fn element_type(&self) -> TagType {
+        match self {
+            List::End => TagType::End,
+            List::Byte(_) => TagType::Byte,
+            List::Short(_) => TagType::Short,
+            List::Int(_) => TagType::Int,
+            List::Long(_) => TagType::Long,
+            List::Float(_) => TagType::Float,
+            List::Double(_) => TagType::Double,
+            List::ByteArray(_) => TagType::ByteArray,
+            List::String(_) => TagType::String,
+            List::List(_) => TagType::List,
+            List::Compound(_) => TagType::Compound,
+            List::IntArray(_) => TagType::IntArray,
+            List::LongArray(_) => TagType::LongArray,
+        }
+    }
+
+    /// An empty list of the given element type.
+    pub fn empty(element: TagType) -> List {
+        match element {
+            TagType::End => List::End,
+            TagType::Byte => List::Byte(Vec::new()),
+            TagType::Short => List::Short(Vec::new()),
+            TagType::Int => List::Int(Vec::new()),
+            TagType::Long => List::Long(Vec::new()),
+            TagType::Float => List::Float(Vec::new()),
+            TagType::Double => List::Double(Vec::new()),
+            TagType::ByteArray => List::ByteArray(Vec::new()),
+            TagType::String => List::String(Vec::new()),
+            TagType::List => List::List(Vec::new()),
+            TagType::Compound => List::Compound(Vec::new()),
+            TagType::IntArray => List::IntArray(Vec::new()),
+            TagType::LongArray => List::LongArray(Vec::new()),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            List::End => 0,
+            List::Byte(v) => v.len(),
+            List::Short(v) => v.len(),
+            List::Int(v) => v.len(),
+            List::Long(v) => v.len(),
+            List::Float(v) => v.len(),
+            List::Double(v) => v.len(),
+            List::ByteArray(v) => v.len(),
+            List::String(v) => v.len(),
+            List::List(v) => v.len(),
+            List::Compound(v) => v.len(),
+            List::IntArray(v) => v.len(),
+            List::LongArray(v) => v.len(),
+        }
+    }
+
+    /// Whether the list has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Element `i` as an owned [`Tag`] (clones it).
+    pub fn get(&self, i: usize) -> Option<Tag> {
+        Some(match self {
+            List::End => return None,
+            List::Byte(v) => Tag::Byte(*v.get(i)?),
+            List::Short(v) => Tag::Short(*v.get(i)?),
+            List::Int(v) => Tag::Int(*v.get(i)?),
+            List::Long(v) => Tag::Long(*v.get(i)?),
+            List::Float(v) => Tag::Float(*v.get(i)?),
+            List::Double(v) => Tag::Double(*v.get(i)?),
+            List::ByteArray(v) => Tag::ByteArray(v.get(i)?.clone()),
+            List::String(v) => Tag::String(v.get(i)?.clone()),
+            List::List(v) => Tag::List(v.get(i)?.clone()),
+            List::Compound(v) => Tag::Compound(v.get(i)?.clone()),
+            List::IntArray(v) => Tag::IntArray(v.get(i)?.clone()),
+            List::LongArray(v) => Tag::LongArray(v.get(i)?.clone()),
+        })
+    }
+
+    /// Iterates over the elements as owned [`Tag`]s (cloned).
+    pub fn iter(&self) -> impl Iterator<Item = Tag> + '_ {
+        (0..self.len()).filter_map(move |i| self.get(i))
+    }
+
+    /// Builds a list from tags, which must all have the same type; `None` if they do not.
+    /// An empty input gives [`List::End`].
+    pub fn from_tags(tags: Vec<Tag>) -> Option<List> {
+        let Some(first) = tags.first() else {
+            return Some(List::End);
+        };
+        let mut list = List::empty(first.tag_type());
+        for t in tags {
+            list.push(t).ok()?;
+        }
+        Some(list)
+    }
+
+    /// Appends a tag. An [`List::End`] list takes the type of its first element; a tag of
+    /// another type is handed back as the error.
+    pub fn push(&mut self, tag: Tag) -> Result<(), Tag> {
+        if let List::End = self {
+            *self = List::empty(tag.tag_type());
+        }
+        match (self, tag) {
+            (List::Byte(v), Tag::Byte(x)) => v.push(x),
+            (List::Short(v), Tag::Short(x)) => v.push(x),
+            (List::Int(v), Tag::Int(x)) => v.push(x),
+            (List::Long(v), Tag::Long(x)) => v.push(x),
+            (List::Float(v), Tag::Float(x)) => v.push(x),
+            (List::Double(v), Tag::Double(x)) => v.push(x),
+            (List::ByteArray(v), Tag::ByteArray(x)) => v.push(x),
+            (List::String(v), Tag::String(x)) => v.push(x),
+            (List::List(v), Tag::List(x)) => v.push(x),
+            (List::Compound(v), Tag::Compound(x)) => v.push(x),
+            (List::IntArray(v), Tag::IntArray(x)) => v.push(x),
+            (List::LongArray(v), Tag::LongArray(x)) => v.push(x),
+            (_, t) => return Err(t),
+        }
+        Ok(())
+    }
+}
+
+/// A `TAG_Compound`: named tags in file order.
+///
+/// Entries are kept in a `Vec` so order and even duplicate keys survive a round trip. Lookups
+/// are linear scans, which for the small compounds NBT is made of beat hashing; [`get`] returns
+/// the *last* entry of a key, as Minecraft's map would after reading duplicates.
+///
+/// [`get`]: Compound::get
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Compound {
+    entries: Vec<(NbtString, Tag)>,
+}
+
+impl Compound {
+    /// An empty compound.
+    pub fn new() -> Compound {
+        Compound::default()
+    }
+
+    /// An empty compound with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Compound {
+        Compound {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// Wraps entries as they are (order and duplicates kept).
+    pub fn from_entries(entries: Vec<(NbtString, Tag)>) -> Compound {
+        Compound { entries }
+    }
+
+    /// The entries in order.
+    pub fn entries(&self) -> &[(NbtString, Tag)] {
+        &self.entries
+    }
+
+    /// The entries, mutable (for edits that keep or change order).
+    pub fn entries_mut(&mut self) -> &mut Vec<(NbtString, Tag)> {
+        &mut self.entries
+    }
+
+    /// Consumes the compound, giving its entries.
+    pub fn into_entries(self) -> Vec<(NbtString, Tag)> {
+        self.entries
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value of `key` (the last one if the key repeats).
+    pub fn get(&self, key: &str) -> Option<&Tag> {
+        let k = NbtString::from(key);
+        self.entries
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == k)
+            .map(|(_, t)| t)
+    }
+
+    /// The value of `key`, mutable.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Tag> {
+        let k = NbtString::from(key);
+        self.entries
+            .iter_mut()
+            .rev()
+            .find(|(n, _)| *n == k)
+            .map(|(_, t)| t)
+    }
+
+    /// Sets `key`: replaces the value in place if the key exists (keeping its position),
+    /// appends otherwise. Returns the old value.
+    pub fn insert(&mut self, key: impl Into<NbtString>, value: impl Into<Tag>) -> Option<Tag> {
+        let key = key.into();
+        let value = value.into();
+        if let Some((_, t)) = self.entries.iter_mut().rev().find(|(n, _)| *n == key) {
+            return Some(std::mem::replace(t, value));
+        }
+        self.entries.push((key, value));
+        None
+    }
+
+    /// Appends an entry without looking for an existing key (builder style).
+    pub fn with(mut self, key: impl Into<NbtString>, value: impl Into<Tag>) -> Compound {
+        self.entries.push((key.into(), value.into()));
+        self
+    }
+
+    /// Removes every entry of `key`, returning the last value.
+    pub fn remove(&mut self, key: &str) -> Option<Tag> {
+        let k = NbtString::from(key);
+        let mut out = None;
+        self.entries.retain_mut(|(n, t)| {
+            if *n == k {
+                out = Some(std::mem::replace(t, Tag::Byte(0)));
+                false
+            } else {
+                true
+            }
+        });
+        out
+    }
+
+    /// Iterates over `(key, value)` pairs in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&NbtString, &Tag)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<K: Into<NbtString>, V: Into<Tag>> FromIterator<(K, V)> for Compound {
+    fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Compound {
+        Compound {
+            entries: iter
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+}
+
+/// One root of an NBT stream: its name (`None` for the nameless network form) and its value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nbt {
+    /// The root name; `None` for a nameless root (Java network NBT since 1.20.2, SNBT).
+    pub name: Option<NbtString>,
+    /// The root value; a compound in files, any tag in network NBT.
+    pub tag: Tag,
+}
+
+impl Nbt {
+    /// A named root.
+    pub fn named(name: impl Into<NbtString>, tag: impl Into<Tag>) -> Nbt {
+        Nbt {
+            name: Some(name.into()),
+            tag: tag.into(),
+        }
+    }
+
+    /// A nameless root.
+    pub fn nameless(tag: impl Into<Tag>) -> Nbt {
+        Nbt {
+            name: None,
+            tag: tag.into(),
+        }
+    }
+
+    /// The root compound, if the root is one.
+    pub fn compound(&self) -> Option<&Compound> {
+        self.tag.as_compound()
+    }
+}
+
+/// Builds a [`Tag`] from a JSON-like literal.
+///
+/// ```
+/// use def_runtime::nbt::{nbt, Tag};
+/// let t: Tag = nbt!({
+///     "name": "Steve",
+///     "health": 20.0f32,
+///     "pos": [1.5f64, 64.0f64, (-3.25f64)],
+///     "inv": [{ "id": "minecraft:stone", "count": 3i8 }],
+///     "empty": [],
+/// });
+/// assert_eq!(t.as_compound().unwrap().len(), 5);
+/// ```
+///
+/// Leaves are any expression convertible with `Tag::from` (`i8`/`bool` → byte, `i32` → int,
+/// `&str` → string, `Vec<i64>` → long array, …). `[a, b]` builds a [`List`] (elements must share a
+/// type; a mixed list panics, as a literal bug); `[]` is an empty [`List::End`]. A negative
+/// number is more than one token: wrap it in parentheses, `(-1i32)`.
+#[macro_export]
+macro_rules! __nbt_tag {
+    ({ $($key:literal : $value:tt),* $(,)? }) => {
+        $crate::nbt::Tag::Compound($crate::nbt::Compound::from_entries(::std::vec![
+            $( (::core::convert::Into::into($key), $crate::__nbt_tag!($value)) ),*
+        ]))
+    };
+    ([ $($value:tt),* $(,)? ]) => {
+        $crate::nbt::Tag::List(
+            $crate::nbt::List::from_tags(::std::vec![$($crate::__nbt_tag!($value)),*])
+                .expect("nbt!: list elements must all have the same tag type"),
+        )
+    };
+    ($value:expr) => {
+        $crate::nbt::Tag::from($value)
+    };
+}

@@ -1,0 +1,169 @@
+//! Writing the owned tree as binary NBT in any [`Edition`].
+//!
+//! The writer emits exactly what the tree holds (entry order, list element types, float bits,
+//! raw string bytes), so a tree read from a valid file writes back byte-identical. It refuses,
+//! with [`NbtError::Unwritable`], what the target cannot express: a string over 65 535 bytes in a
+//! u16-length flavour, a lone surrogate in Bedrock's UTF-8, a tree deeper than
+//! [`MAX_DEPTH_CAP`](super::read::MAX_DEPTH_CAP) (so writing cannot overflow the stack either).
+
+use super::error::{NbtError, Result};
+use super::flavor::{BedrockFlavor, Edition, Flavor, JavaFlavor, NetworkFlavor};
+use super::mutf8;
+use super::read::MAX_DEPTH_CAP;
+use super::tag::{Compound, List, Nbt, NbtString, Tag};
+
+impl Nbt {
+    /// Appends this root in `edition` to `out`: named form if it has a name, nameless otherwise.
+    pub fn write_to(&self, out: &mut Vec<u8>, edition: Edition) -> Result<()> {
+        match edition {
+            Edition::Java => write_root::<JavaFlavor>(self, out),
+            Edition::Bedrock => write_root::<BedrockFlavor>(self, out),
+            Edition::BedrockNetwork => write_root::<NetworkFlavor>(self, out),
+        }
+    }
+
+    /// This root in `edition` as a new buffer.
+    pub fn to_bytes(&self, edition: Edition) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(256);
+        self.write_to(&mut out, edition)?;
+        Ok(out)
+    }
+}
+
+/// Writes several roots back to back.
+pub fn write_roots(roots: &[Nbt], edition: Edition) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for r in roots {
+        r.write_to(&mut out, edition)?;
+    }
+    Ok(out)
+}
+
+fn write_root<F: Flavor>(nbt: &Nbt, out: &mut Vec<u8>) -> Result<()> {
+    out.push(nbt.tag.tag_type().id());
+    if let Some(name) = &nbt.name {
+        write_str::<F>(out, name)?;
+    }
+    write_payload::<F>(out, &nbt.tag, 0)
+}
+
+#[inline]
+fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
+    let bytes = if F::EDITION == Edition::Java {
+        std::borrow::Cow::Borrowed(s.as_mutf8())
+    } else {
+        mutf8::to_utf8_bytes(s.as_mutf8()).ok_or_else(|| {
+            NbtError::unwritable("string is not valid Unicode (Bedrock needs UTF-8)")
+        })?
+    };
+    if !F::w_str_len(out, bytes.len()) {
+        return Err(NbtError::unwritable(
+            "string longer than the length field allows",
+        ));
+    }
+    out.extend_from_slice(&bytes);
+    Ok(())
+}
+
+#[inline]
+fn seq_len<F: Flavor>(out: &mut Vec<u8>, n: usize) -> Result<()> {
+    if F::w_seq_len(out, n) {
+        Ok(())
+    } else {
+        Err(NbtError::unwritable("more than 2^31-1 elements"))
+    }
+}
+
+#[inline]
+fn bytes_of(v: &[i8]) -> impl Iterator<Item = u8> + '_ {
+    v.iter().map(|&b| b as u8)
+}
+
+fn write_payload<F: Flavor>(out: &mut Vec<u8>, tag: &Tag, depth: usize) -> Result<()> {
+    match tag {
+        Tag::Byte(v) => out.push(*v as u8),
+        Tag::Short(v) => F::w_i16(out, *v),
+        Tag::Int(v) => F::w_i32(out, *v),
+        Tag::Long(v) => F::w_i64(out, *v),
+        Tag::Float(v) => F::w_f32(out, *v),
+        Tag::Double(v) => F::w_f64(out, *v),
+        Tag::ByteArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            out.extend(bytes_of(v));
+        }
+        Tag::String(s) => write_str::<F>(out, s)?,
+        Tag::List(l) => write_list::<F>(out, l, depth)?,
+        Tag::Compound(c) => write_compound::<F>(out, c, depth)?,
+        Tag::IntArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_i32s(out, v);
+        }
+        Tag::LongArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_i64s(out, v);
+        }
+    }
+    Ok(())
+}
+
+#[inline]
+fn enter(depth: usize) -> Result<usize> {
+    if depth >= MAX_DEPTH_CAP {
+        return Err(NbtError::unwritable(
+            "tree nested deeper than the depth cap",
+        ));
+    }
+    Ok(depth + 1)
+}
+
+fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> Result<()> {
+    let depth = enter(depth)?;
+    for (k, v) in c.entries() {
+        out.push(v.tag_type().id());
+        write_str::<F>(out, k).map_err(|e| e.in_key(k.as_mutf8()))?;
+        write_payload::<F>(out, v, depth).map_err(|e| e.in_key(k.as_mutf8()))?;
+    }
+    out.push(0);
+    Ok(())
+}
+
+fn each<T>(v: &[T], mut f: impl FnMut(&T) -> Result<()>) -> Result<()> {
+    for (i, x) in v.iter().enumerate() {
+        f(x).map_err(|e| e.in_index(i))?;
+    }
+    Ok(())
+}
+
+fn write_list<F: Flavor>(out: &mut Vec<u8>, l: &List, depth: usize) -> Result<()> {
+    let depth = enter(depth)?;
+    out.push(l.element_type().id());
+    seq_len::<F>(out, l.len())?;
+    match l {
+        List::End => {}
+        List::Byte(v) => out.extend(bytes_of(v)),
+        List::Short(v) => F::w_i16s(out, v),
+        List::Int(v) => F::w_i32s(out, v),
+        List::Long(v) => F::w_i64s(out, v),
+        List::Float(v) => F::w_f32s(out, v),
+        List::Double(v) => F::w_f64s(out, v),
+        List::ByteArray(v) => each(v, |a| {
+            seq_len::<F>(out, a.len())?;
+            out.extend(bytes_of(a));
+            Ok(())
+        })?,
+        List::String(v) => each(v, |s| write_str::<F>(out, s))?,
+        List::List(v) => each(v, |x| write_list::<F>(out, x, depth))?,
+        List::Compound(v) => each(v, |x| write_compound::<F>(out, x, depth))?,
+        List::IntArray(v) => each(v, |a| {
+            seq_len::<F>(out, a.len())?;
+            F::w_i32s(out, a);
+            Ok(())
+        })?,
+        List::LongArray(v) => each(v, |a| {
+            seq_len::<F>(out, a.len())?;
+            F::w_i64s(out, a);
+            Ok(())
+        })?,
+    }
+    Ok(())
+}

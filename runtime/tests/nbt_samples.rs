@@ -1,0 +1,176 @@
+//! Every sample of the shared NBT sample set against its independent JSON dump, and read→write
+//! byte identity for every valid binary sample.
+
+use std::path::PathBuf;
+
+use def_runtime::nbt::dump::{self, Json};
+use def_runtime::nbt::{
+    Compression, Edition, FileOptions, NbtFile, RootForm, compress, region, snbt,
+};
+
+/// The sample folder, or `None` (after a loud SKIPPED) when it is missing outside CI.
+fn samples_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let dir = base.join("nbt-samples");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!(
+            "NBT samples not found at {} (set WIRE_SHARED_DIR)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "\n*** SKIPPED: NBT samples not found at {} ***\n",
+        dir.display()
+    );
+    None
+}
+
+/// Runs `f` on a thread with a big stack: the deepest dumps nest JSON over 1000 levels.
+fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+fn options_for(kind: &str) -> Option<FileOptions> {
+    let mut o = FileOptions::default();
+    match kind {
+        "java" => {}
+        "java-network" => o.read.root = RootForm::Nameless,
+        "java-multi" => o.all_roots = true,
+        "java-lenient-utf8" => o.read.lenient_utf8 = true,
+        "bedrock-le" => {
+            o.read.edition = Edition::Bedrock;
+            o.bedrock_header = Some(false);
+        }
+        "bedrock-le-header" => {
+            o.read.edition = Edition::Bedrock;
+            o.bedrock_header = Some(true);
+        }
+        "bedrock-varint" => o.read.edition = Edition::BedrockNetwork,
+        "bedrock-varint-multi" => {
+            o.read.edition = Edition::BedrockNetwork;
+            o.all_roots = true;
+        }
+        _ => return None,
+    }
+    Some(o)
+}
+
+struct Outcome {
+    checked: usize,
+    matched: Vec<String>,
+    round_trips: Vec<String>,
+    failures: Vec<String>,
+}
+
+fn check_all(dir: PathBuf) -> Outcome {
+    let mut out = Outcome {
+        checked: 0,
+        matched: vec![],
+        round_trips: vec![],
+        failures: vec![],
+    };
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for json_name in names {
+        let name = json_name.trim_end_matches(".json").to_string();
+        let expected = Json::parse(&std::fs::read_to_string(dir.join(&json_name)).unwrap())
+            .unwrap_or_else(|e| panic!("{json_name}: {e}"));
+        let raw = std::fs::read(dir.join(&name)).unwrap();
+        let meta = expected.get("meta").expect("meta");
+        let kind = meta.get("kind").and_then(Json::as_str).unwrap();
+        let want_ok = meta.get("result").and_then(Json::as_str).as_deref() == Some("ok");
+        out.checked += 1;
+        let mut fail = |m: String| out.failures.push(format!("{name}: {m}"));
+        let got: Result<String, String> = match kind.as_str() {
+            "region" => region::RegionFile::parse(&raw)
+                .map(|r| r.to_json())
+                .map_err(|e| e.to_string()),
+            "snbt" => std::str::from_utf8(&raw)
+                .map_err(|e| e.to_string())
+                .and_then(|t| snbt::parse_root(t).map_err(|e| e.to_string()))
+                .map(|nbt| dump::root_to_json(&nbt)),
+            k => {
+                let Some(opts) = options_for(k) else {
+                    fail(format!("unknown kind {k}"));
+                    continue;
+                };
+                match NbtFile::read(&raw, &opts) {
+                    Ok(f) => {
+                        // Bytes consumed and trailing bytes must agree with the dump's meta.
+                        for (key, ours) in
+                            [("consumed", f.consumed), ("trailing_bytes", f.trailing)]
+                        {
+                            if let Some(Json::Number(n)) = meta.get(key)
+                                && n.parse::<usize>().ok() != Some(ours)
+                            {
+                                fail(format!("{key}: ours {ours}, dump {n}"));
+                            }
+                        }
+                        if want_ok {
+                            // Round trip: re-encode and compare with the decompressed input.
+                            let plain = match f.compression {
+                                Compression::None => raw.clone(),
+                                c => compress::decompress(&raw, c, usize::MAX).unwrap().data,
+                            };
+                            match f.to_uncompressed() {
+                                Ok(w) if w == plain[..f.consumed] => {
+                                    out.round_trips.push(name.clone())
+                                }
+                                Ok(_) => fail("re-encoded bytes differ".into()),
+                                Err(e) => fail(format!("write failed: {e}")),
+                            }
+                        }
+                        Ok(dump::file_to_json(&f, false))
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
+            }
+        };
+        match (want_ok, got) {
+            (true, Ok(text)) => {
+                let ours = Json::parse(&text).expect("our dump parses");
+                if ours.same_as(&expected.without("meta")) {
+                    out.matched.push(name);
+                } else {
+                    fail("dump differs from the expected JSON".into());
+                }
+            }
+            (true, Err(e)) => fail(format!("expected ok, got error: {e}")),
+            (false, Ok(_)) => fail("expected an error, read succeeded".into()),
+            (false, Err(_)) => out.matched.push(name),
+        }
+    }
+    out
+}
+
+#[test]
+fn samples_match_their_dumps_and_round_trip() {
+    let Some(dir) = samples_dir() else { return };
+    let o = big_stack(move || check_all(dir));
+    eprintln!(
+        "{} samples: {} match their dumps (or fail as expected), {} round-trip byte-identical",
+        o.checked,
+        o.matched.len(),
+        o.round_trips.len()
+    );
+    assert!(
+        o.failures.is_empty(),
+        "failures:\n{}",
+        o.failures.join("\n")
+    );
+    assert!(o.checked >= 64, "only {} samples found", o.checked);
+}
