@@ -69,7 +69,11 @@ impl Scalar {
             Scalar::Bool | Scalar::Byte => 1,
             Scalar::Int16 | Scalar::UInt16 | Scalar::Angle => 2,
             Scalar::Int32 | Scalar::UInt32 | Scalar::Float | Scalar::SkillId32 => 4,
-            Scalar::Int64 | Scalar::UInt64 | Scalar::Double | Scalar::SkillId | Scalar::Customize => 8,
+            Scalar::Int64
+            | Scalar::UInt64
+            | Scalar::Double
+            | Scalar::SkillId
+            | Scalar::Customize => 8,
             Scalar::Vec3 | Scalar::Vec3fa => 12,
         }
     }

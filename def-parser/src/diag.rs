@@ -130,8 +130,15 @@ impl Diagnostic {
             .unwrap_or(1)
             .max(1)
             .min(line_chars.len().saturating_sub(caret_start).max(1));
-        let shown: String = line_chars.iter().map(|c| if *c == '\t' { ' ' } else { *c }).collect();
-        out.push_str(&format!("{pad} |\n{num} | {shown}\n{pad} | {}{}\n", " ".repeat(caret_start), "^".repeat(width)));
+        let shown: String = line_chars
+            .iter()
+            .map(|c| if *c == '\t' { ' ' } else { *c })
+            .collect();
+        out.push_str(&format!(
+            "{pad} |\n{num} | {shown}\n{pad} | {}{}\n",
+            " ".repeat(caret_start),
+            "^".repeat(width)
+        ));
         if let Some(e) = &self.expected {
             out.push_str(&format!("{pad} = expected {e}\n"));
         }

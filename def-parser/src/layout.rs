@@ -221,10 +221,29 @@ struct Resolver<'a> {
 }
 
 impl Resolver<'_> {
-    fn diag(&mut self, severity: Severity, code: Code, span: Span, message: String, expected: Option<String>) {
-        let severity = if self.mode == Mode::Strict { Severity::Error } else { severity };
+    fn diag(
+        &mut self,
+        severity: Severity,
+        code: Code,
+        span: Span,
+        message: String,
+        expected: Option<String>,
+    ) {
+        let severity = if self.mode == Mode::Strict {
+            Severity::Error
+        } else {
+            severity
+        };
         let (line, column) = self.index.locate(self.text, span.start);
-        self.diagnostics.push(Diagnostic { severity, code, message, expected, span, line, column });
+        self.diagnostics.push(Diagnostic {
+            severity,
+            code,
+            message,
+            expected,
+            span,
+            line,
+            column,
+        });
     }
 
     fn decl(&self, n: &Node) -> Decl {
@@ -233,13 +252,29 @@ impl Resolver<'_> {
             Some(c) => format!("{body} # {c}"),
             None => body.to_string(),
         };
-        Decl { line: n.line, text, comment: n.comment.clone() }
+        Decl {
+            line: n.line,
+            text,
+            comment: n.comment.clone(),
+        }
     }
 
     /// Builds the member tree of one level (objects inline) and assigns slots.
-    fn members(&mut self, nodes: &[Node], prefix: &[usize], out: &mut Vec<Member>, slots: &mut Vec<SlotInfo>, node_slot: &mut HashMap<*const Node, usize>) {
+    fn members(
+        &mut self,
+        nodes: &[Node],
+        prefix: &[usize],
+        out: &mut Vec<Member>,
+        slots: &mut Vec<SlotInfo>,
+        node_slot: &mut HashMap<*const Node, usize>,
+    ) {
         for n in nodes {
-            let NodeKind::Field { ty, interleaved, .. } = n.kind else { continue };
+            let NodeKind::Field {
+                ty, interleaved, ..
+            } = n.kind
+            else {
+                continue;
+            };
             let existing = out.iter().position(|m| m.name == n.name.text);
             match (ty, existing) {
                 (FieldType::Object, Some(i)) => {
@@ -248,11 +283,24 @@ impl Resolver<'_> {
                         out[i].decls.push(decl);
                         let mut path = prefix.to_vec();
                         path.push(i);
-                        let MemberKind::Object(mut inner) = std::mem::replace(&mut out[i].kind, MemberKind::Bytes) else { unreachable!() };
+                        let MemberKind::Object(mut inner) =
+                            std::mem::replace(&mut out[i].kind, MemberKind::Bytes)
+                        else {
+                            unreachable!()
+                        };
                         self.members(&n.children, &path, &mut inner, slots, node_slot);
                         out[i].kind = MemberKind::Object(inner);
                     } else {
-                        self.diag(Severity::Error, Code::NameClash, n.name.span, format!("`{}` is declared before as a field that is not an object", n.name.text), None);
+                        self.diag(
+                            Severity::Error,
+                            Code::NameClash,
+                            n.name.span,
+                            format!(
+                                "`{}` is declared before as a field that is not an object",
+                                n.name.text
+                            ),
+                            None,
+                        );
                     }
                 }
                 (FieldType::Scalar(s), Some(i)) if out[i].kind == MemberKind::Scalar(s) => {
@@ -266,13 +314,25 @@ impl Resolver<'_> {
                     let slot = slots.len();
                     let mut path = prefix.to_vec();
                     path.push(i);
-                    slots.push(SlotInfo { path, occurrence: out[i].slots.len() });
+                    slots.push(SlotInfo {
+                        path,
+                        occurrence: out[i].slots.len(),
+                    });
                     out[i].slots.push(slot);
                     out[i].decls.push(self.decl(n));
                     node_slot.insert(n as *const Node, slot);
                 }
                 (_, Some(_)) => {
-                    self.diag(Severity::Error, Code::NameClash, n.name.span, format!("`{}` is declared twice at this level with different types", n.name.text), None);
+                    self.diag(
+                        Severity::Error,
+                        Code::NameClash,
+                        n.name.span,
+                        format!(
+                            "`{}` is declared twice at this level with different types",
+                            n.name.text
+                        ),
+                        None,
+                    );
                 }
                 (_, None) => {
                     let index = out.len();
@@ -294,11 +354,20 @@ impl Resolver<'_> {
                         vec![]
                     } else {
                         let slot = slots.len();
-                        slots.push(SlotInfo { path, occurrence: 0 });
+                        slots.push(SlotInfo {
+                            path,
+                            occurrence: 0,
+                        });
                         node_slot.insert(n as *const Node, slot);
                         vec![slot]
                     };
-                    out.push(Member { name: n.name.text.clone(), kind, slots: own_slot, decls: vec![self.decl(n)], interleaved });
+                    out.push(Member {
+                        name: n.name.text.clone(),
+                        kind,
+                        slots: own_slot,
+                        decls: vec![self.decl(n)],
+                        interleaved,
+                    });
                 }
             }
         }
@@ -315,7 +384,9 @@ impl Resolver<'_> {
                 (MemberKind::Object(inner), false) => members = inner,
                 (MemberKind::String, true) => return Some((m.slots[0], MetaKind::String)),
                 (MemberKind::Bytes, true) => return Some((m.slots[0], MetaKind::Bytes)),
-                (MemberKind::Array(_) | MemberKind::ArrayOf(_), true) => return Some((m.slots[0], MetaKind::Array)),
+                (MemberKind::Array(_) | MemberKind::ArrayOf(_), true) => {
+                    return Some((m.slots[0], MetaKind::Array));
+                }
                 _ => return None,
             }
         }
@@ -385,7 +456,11 @@ impl Resolver<'_> {
             match n.kind {
                 NodeKind::Ref { .. } => {
                     // A ref inside an object may name its field relative to the object.
-                    let prefixed = if scope.is_empty() { None } else { Some(format!("{}.{}", scope.join("."), n.name.text)) };
+                    let prefixed = if scope.is_empty() {
+                        None
+                    } else {
+                        Some(format!("{}.{}", scope.join("."), n.name.text))
+                    };
                     let target = prefixed
                         .as_deref()
                         .and_then(|p| self.ref_target(&members, p))
@@ -410,15 +485,21 @@ impl Resolver<'_> {
                         }
                     }
                 }
-                NodeKind::Field { ty, interleaved, .. } => {
+                NodeKind::Field {
+                    ty, interleaved, ..
+                } => {
                     if ty == FieldType::Object {
                         scope.push(n.name.text.clone());
                         stack.push(n.children.iter());
                         continue;
                     }
-                    let Some(&slot) = node_slot.get(&(n as *const Node)) else { continue };
+                    let Some(&slot) = node_slot.get(&(n as *const Node)) else {
+                        continue;
+                    };
                     match ty {
-                        FieldType::Scalar(s) => pieces.push(Piece::Fixed(Fixed::Value { slot, ty: s })),
+                        FieldType::Scalar(s) => {
+                            pieces.push(Piece::Fixed(Fixed::Value { slot, ty: s }))
+                        }
                         _ => {
                             if self.explicit && !placed.contains_key(&slot) {
                                 self.diag(
@@ -446,7 +527,11 @@ impl Resolver<'_> {
         while i < pieces.len() {
             match &pieces[i] {
                 Piece::Fixed(_) => {
-                    let mut run = Run { offset, size: 0, fields: Vec::new() };
+                    let mut run = Run {
+                        offset,
+                        size: 0,
+                        fields: Vec::new(),
+                    };
                     while let Some(Piece::Fixed(f)) = pieces.get(i) {
                         run.fields.push((run.size, *f));
                         run.size += f.size();
@@ -456,15 +541,26 @@ impl Resolver<'_> {
                     fixed_size += run.size;
                     steps.push(Step::Fixed(run));
                 }
-                Piece::Var { slot, interleaved: true } => {
+                Piece::Var {
+                    slot,
+                    interleaved: true,
+                } => {
                     let mut group = vec![*slot];
                     i += 1;
-                    while let Some(Piece::Var { slot, interleaved: true }) = pieces.get(i) {
+                    while let Some(Piece::Var {
+                        slot,
+                        interleaved: true,
+                    }) = pieces.get(i)
+                    {
                         group.push(*slot);
                         i += 1;
                     }
                     offset = None;
-                    steps.push(if group.len() == 1 { Step::Var(group[0]) } else { Step::Interleaved(group) });
+                    steps.push(if group.len() == 1 {
+                        Step::Var(group[0])
+                    } else {
+                        Step::Interleaved(group)
+                    });
                 }
                 Piece::Var { slot, .. } => {
                     offset = None;
@@ -473,17 +569,33 @@ impl Resolver<'_> {
                 }
             }
         }
-        Level { members, steps, slots, fixed_size }
+        Level {
+            members,
+            steps,
+            slots,
+            fixed_size,
+        }
     }
 }
 
 /// Resolves a parsed file. `text` is the file's text (for diagnostics). Returns the layout unless
 /// there were errors, and all diagnostics of this stage.
 pub fn resolve(file: &DefFile, text: &str, mode: Mode) -> (Option<Layout>, Vec<Diagnostic>) {
-    let mut r = Resolver { text, index: LineIndex::new(text), mode, explicit: file.has_refs(), diagnostics: Vec::new() };
+    let mut r = Resolver {
+        text,
+        index: LineIndex::new(text),
+        mode,
+        explicit: file.has_refs(),
+        diagnostics: Vec::new(),
+    };
     let root = r.level(&file.nodes);
     let ok = !r.diagnostics.iter().any(Diagnostic::is_error);
-    let layout = ok.then(|| Layout { name: file.name.clone(), patch_range: file.patch_range, explicit_refs: r.explicit, root });
+    let layout = ok.then(|| Layout {
+        name: file.name.clone(),
+        patch_range: file.patch_range,
+        explicit_refs: r.explicit,
+        root,
+    });
     r.diagnostics.sort_by_key(|d| d.span.start);
     (layout, r.diagnostics)
 }

@@ -43,9 +43,16 @@ pub fn compile_str(file: &str, text: &str, mode: Mode) -> Result<Compiled, Repor
         None => None,
     };
     diagnostics.sort_by_key(|d| d.span.start);
-    let report = Report { file: file.to_string(), text: text.to_string(), diagnostics };
+    let report = Report {
+        file: file.to_string(),
+        text: text.to_string(),
+        diagnostics,
+    };
     match layout {
-        Some(layout) if report.errors() == 0 => Ok(Compiled { layout, warnings: report }),
+        Some(layout) if report.errors() == 0 => Ok(Compiled {
+            layout,
+            warnings: report,
+        }),
         _ => Err(report),
     }
 }
@@ -53,7 +60,8 @@ pub fn compile_str(file: &str, text: &str, mode: Mode) -> Result<Compiled, Repor
 /// Reads, parses and resolves a `.def` file.
 pub fn load(path: &Path, mode: Mode) -> Result<Compiled, LoadError> {
     let bytes = std::fs::read(path).map_err(|e| LoadError::Io(path.display().to_string(), e))?;
-    let text = String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.display().to_string()))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.display().to_string()))?;
     compile_str(&path.display().to_string(), &text, mode).map_err(LoadError::Def)
 }
 

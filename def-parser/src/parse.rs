@@ -45,7 +45,14 @@ struct Ctx<'t> {
 }
 
 impl Ctx<'_> {
-    fn push(&mut self, severity: Severity, code: Code, span: Span, message: String, expected: Option<&str>) {
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: Code,
+        span: Span,
+        message: String,
+        expected: Option<&str>,
+    ) {
         let severity = match (severity, self.mode) {
             (Severity::Warning, Mode::Strict) => Severity::Error,
             (s, _) => s,
@@ -116,7 +123,10 @@ fn patch_range(i: &str) -> IResult<&str, Vec<(&str, u32)>> {
     use nom::sequence::preceded;
     let cond = preceded(
         (space0, tag("majorPatchVersion"), space0),
-        (alt((tag(">="), tag("<="), tag("=="), tag(">"), tag("<"))), preceded(space0, num)),
+        (
+            alt((tag(">="), tag("<="), tag("=="), tag(">"), tag("<"))),
+            preceded(space0, num),
+        ),
     );
     let (i, conds) = separated_list1((space0, tag("&&")), cond).parse(i)?;
     let (i, _) = (space0, eof).parse(i)?;
@@ -173,7 +183,10 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     let span = Span::new(cstart, cstart + c.len());
                     match patch_range(c) {
                         Ok((_, conds)) => {
-                            let mut r = PatchRange { span, ..PatchRange::default() };
+                            let mut r = PatchRange {
+                                span,
+                                ..PatchRange::default()
+                            };
                             for (op, n) in conds {
                                 match op {
                                     ">=" => r.min = Some(n),
@@ -230,7 +243,10 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 cx.warn(
                     Code::DepthJump,
                     span,
-                    format!("nesting jumps from depth {cur} to {depth}; read as depth {}", cur + 1),
+                    format!(
+                        "nesting jumps from depth {cur} to {depth}; read as depth {}",
+                        cur + 1
+                    ),
                     Some(&format!("at most {} dash(es)", cur + 1)),
                 );
                 depth = cur + 1;
@@ -241,7 +257,12 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 } else {
                     "nested line without an `array` or `object` line above it"
                 };
-                cx.error(Code::ChildOfScalar, span, msg.into(), Some(&format!("at most {cur} dash(es)")));
+                cx.error(
+                    Code::ChildOfScalar,
+                    span,
+                    msg.into(),
+                    Some(&format!("at most {cur} dash(es)")),
+                );
                 continue;
             }
             open.push(false);
@@ -262,12 +283,24 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
             }
             "ref" | "offset" => {
                 if l.subtype.is_some() || l.flags.is_some() {
-                    cx.warn(Code::SubtypeOnNonArray, ty_span, "`ref` takes no subtype or flags; they are ignored".into(), None);
+                    cx.warn(
+                        Code::SubtypeOnNonArray,
+                        ty_span,
+                        "`ref` takes no subtype or flags; they are ignored".into(),
+                        None,
+                    );
                 }
                 if l.ty == "offset" {
-                    cx.warn(Code::LegacyLine, span, "legacy `offset` line; read as `ref`".into(), Some("`ref NAME`"));
+                    cx.warn(
+                        Code::LegacyLine,
+                        span,
+                        "legacy `offset` line; read as `ref`".into(),
+                        Some("`ref NAME`"),
+                    );
                 }
-                NodeKind::Ref { legacy: l.ty == "offset" }
+                NodeKind::Ref {
+                    legacy: l.ty == "offset",
+                }
             }
             t => {
                 let base = match t {
@@ -321,17 +354,35 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 if let Some(flags) = l.flags {
                     for flag in flags.split(',') {
                         let f = flag.trim_matches(is_space);
-                        let fs = if f.is_empty() { Span::new(at(flags), at(flags) + flags.len()) } else { Span::new(at(f), at(f) + f.len()) };
+                        let fs = if f.is_empty() {
+                            Span::new(at(flags), at(flags) + flags.len())
+                        } else {
+                            Span::new(at(f), at(f) + f.len())
+                        };
                         if f != "interleaved" {
-                            cx.warn(Code::UnknownFlag, fs, format!("unknown flag `{f}` is ignored"), Some("`interleaved`"));
+                            cx.warn(
+                                Code::UnknownFlag,
+                                fs,
+                                format!("unknown flag `{f}` is ignored"),
+                                Some("`interleaved`"),
+                            );
                         } else if !matches!(ty, FieldType::Array | FieldType::ArrayOf(_)) {
-                            cx.warn(Code::FlagOnNonArray, fs, format!("`[interleaved]` on `{t}` is ignored"), Some("a flag only on an array"));
+                            cx.warn(
+                                Code::FlagOnNonArray,
+                                fs,
+                                format!("`[interleaved]` on `{t}` is ignored"),
+                                Some("a flag only on an array"),
+                            );
                         } else {
                             interleaved = true;
                         }
                     }
                 }
-                NodeKind::Field { ty, ty_span, interleaved }
+                NodeKind::Field {
+                    ty,
+                    ty_span,
+                    interleaved,
+                }
             }
         };
         let holds_children = matches!(kind, NodeKind::Field { ty, .. } if ty.has_children());
@@ -340,7 +391,10 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
             depth,
             Node {
                 kind,
-                name: Name { text: l.name.to_string(), span: name_span },
+                name: Name {
+                    text: l.name.to_string(),
+                    span: name_span,
+                },
                 span,
                 line,
                 comment: comment_text.filter(|c| !c.is_empty()).map(str::to_string),
@@ -355,11 +409,17 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         patch_range: patch,
         nodes: build_tree(&mut flat.into_iter().peekable(), 0),
     });
-    Parsed { file, diagnostics: cx.diagnostics }
+    Parsed {
+        file,
+        diagnostics: cx.diagnostics,
+    }
 }
 
 /// Nests the flat list of `(depth, node)`, whose depths only grow one at a time.
-fn build_tree(it: &mut std::iter::Peekable<std::vec::IntoIter<(usize, Node)>>, depth: usize) -> Vec<Node> {
+fn build_tree(
+    it: &mut std::iter::Peekable<std::vec::IntoIter<(usize, Node)>>,
+    depth: usize,
+) -> Vec<Node> {
     let mut out: Vec<Node> = Vec::new();
     while let Some((d, _)) = it.peek() {
         let d = *d;

@@ -5,13 +5,21 @@ use std::path::PathBuf;
 fn tera_data() -> Option<PathBuf> {
     let dir = std::env::var_os("TERA_DATA_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/tera-data")));
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/tera-data"
+            ))
+        });
     if dir.join("definitions").is_dir() {
         Some(dir)
     } else if std::env::var_os("CI").is_some() {
         panic!("tera-data not found at {}", dir.display());
     } else {
-        eprintln!("SKIPPED: tera-data not found at {} (set TERA_DATA_DIR)", dir.display());
+        eprintln!(
+            "SKIPPED: tera-data not found at {} (set TERA_DATA_DIR)",
+            dir.display()
+        );
         None
     }
 }
@@ -31,6 +39,11 @@ fn whole_corpus_compiles() {
             failures.push(e.to_string());
         }
     }
-    assert!(failures.is_empty(), "{} of {n} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(n, 836);
 }

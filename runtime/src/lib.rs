@@ -6,8 +6,31 @@
 //! * [`godot`] (feature `godot`) is Godot's binary Variant format.
 //! * [`nbt`] (feature `nbt`) is Minecraft's NBT in its Java and Bedrock flavours.
 #![warn(missing_docs)]
+#![cfg_attr(not(feature = "std"), no_std)]
+
+extern crate alloc;
 
 pub mod tera;
+
+pub use tera::{
+    Angle, Customize, DecodeError, EncodeError, Options, Packet, SkillId, SkillId32, Vec3, Vec3fa,
+};
+
+/// What generated code calls; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    #[cfg(feature = "serde")]
+    pub use crate::tera::json::{bytes_hex, f32_as_f64, vec_f32_as_f64};
+    pub use crate::tera::wire::{
+        Chain, Fixed, Level, Meta, Reader, Slot, Writer, array_len, get, put, string_len,
+        strings_len,
+    };
+    pub use ::alloc::string::String;
+    pub use ::alloc::vec::Vec;
+    pub use ::core;
+    #[cfg(feature = "serde")]
+    pub use ::serde;
+}
 
 #[cfg(feature = "godot")]
 pub mod godot;

@@ -1,1 +1,23 @@
-//! TERA packet runtime: what generated code links against.
+//! TERA packet runtime: what code generated from `.def` files links against.
+//!
+//! * [`wire`]: the reader and writer, with the layout rules of LAYOUT.md;
+//! * [`values`]: `Angle`, `Vec3`, `Vec3fa`, `SkillId`, `SkillId32`, `Customize`;
+//! * [`Packet`]: a whole message, header included;
+//! * [`DecodeError`] / [`EncodeError`];
+//! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON.
+
+pub mod error;
+pub mod packet;
+pub mod values;
+pub mod wire;
+
+#[cfg(feature = "serde")]
+pub mod json;
+
+#[cfg(feature = "dynamic")]
+pub mod dynamic;
+
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
+pub use packet::{Packet, opcode};
+pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
+pub use wire::{Level, Options};

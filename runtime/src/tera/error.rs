@@ -1,0 +1,273 @@
+//! Errors of reading and writing TERA packets.
+//!
+//! A [`DecodeError`] says which packet (name and version), which field (a path such as
+//! `servants[3].name`), at which byte offset, and what was wrong. It is one boxed pointer wide so
+//! that `Result<T, DecodeError>` stays small on the hot path.
+
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// What was wrong with the bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// A fixed-size field needs more bytes than the packet has.
+    Truncated {
+        /// Bytes the field needs.
+        needed: usize,
+        /// Bytes left in the packet from the field's offset.
+        available: usize,
+    },
+    /// An offset (of a string, bytes or an array element) points outside the packet.
+    OffsetOutOfBounds {
+        /// The offset.
+        offset: usize,
+        /// The packet's length.
+        len: usize,
+    },
+    /// An offset points into the packet header.
+    OffsetInHeader {
+        /// The offset.
+        offset: usize,
+    },
+    /// An element's `next` points back at or before an earlier element: the chain would loop.
+    ElementLoop {
+        /// The offending `next`.
+        next: usize,
+        /// The element it came from.
+        from: usize,
+    },
+    /// The element chain ends (`next` = 0) before `count` elements were read.
+    ChainEndsEarly {
+        /// Elements read.
+        read: usize,
+        /// Elements declared.
+        count: usize,
+    },
+    /// A string runs to the end of the packet without its 0 terminator.
+    UnterminatedString,
+    /// A string holds a UTF-16 code unit that is not part of a valid sequence.
+    InvalidUtf16 {
+        /// The unpaired surrogate.
+        unit: u16,
+    },
+    /// A declared count cannot fit in the bytes that remain.
+    CountTooLarge {
+        /// Declared count.
+        count: usize,
+        /// Least bytes one element takes.
+        element_size: usize,
+        /// Bytes from the first element to the end of the packet.
+        available: usize,
+    },
+    /// Strict mode: bytes after the last byte the definition accounts for.
+    TrailingBytes {
+        /// Bytes the definition read.
+        used: usize,
+        /// The packet's length.
+        len: usize,
+    },
+    /// Strict mode: an element's `here` is not its own offset.
+    HereMismatch {
+        /// The value of `here`.
+        here: usize,
+        /// The element's offset.
+        offset: usize,
+    },
+    /// Strict mode: the header's length is not the packet's length.
+    LengthMismatch {
+        /// The header's value.
+        header: usize,
+        /// The bytes given.
+        actual: usize,
+    },
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use DecodeErrorKind::*;
+        match self {
+            Truncated { needed, available } => {
+                write!(f, "truncated: needs {needed} bytes, {available} left")
+            }
+            OffsetOutOfBounds { offset, len } => {
+                write!(f, "offset {offset:#x} points past the end (len {len:#x})")
+            }
+            OffsetInHeader { offset } => {
+                write!(f, "offset {offset:#x} points into the packet header")
+            }
+            ElementLoop { next, from } => write!(
+                f,
+                "element chain loops: next {next:#x} from element at {from:#x}"
+            ),
+            ChainEndsEarly { read, count } => {
+                write!(f, "element chain ends after {read} of {count} elements")
+            }
+            UnterminatedString => {
+                f.write_str("string has no terminator before the end of the packet")
+            }
+            InvalidUtf16 { unit } => write!(f, "invalid UTF-16: unpaired surrogate {unit:#06x}"),
+            CountTooLarge {
+                count,
+                element_size,
+                available,
+            } => write!(
+                f,
+                "count {count} of elements of at least {element_size} bytes cannot fit in the {available} bytes left"
+            ),
+            TrailingBytes { used, len } => write!(
+                f,
+                "{} trailing bytes after the last field (used {used} of {len})",
+                len - used
+            ),
+            HereMismatch { here, offset } => write!(
+                f,
+                "element `here` is {here:#x} but the element is at {offset:#x}"
+            ),
+            LengthMismatch { header, actual } => write!(
+                f,
+                "header length {header} but the packet has {actual} bytes"
+            ),
+        }
+    }
+}
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// A field (or object) name, as in the `.def`.
+    Field(Cow<'static, str>),
+    /// An array index.
+    Index(usize),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
+    kind: DecodeErrorKind,
+    offset: usize,
+    /// Innermost first.
+    path: Vec<PathSegment>,
+    packet: Option<(Cow<'static, str>, u32)>,
+}
+
+/// A packet could not be read.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<Inner>);
+
+impl DecodeError {
+    /// An error of `kind` at byte `offset` (from the first byte of the packet).
+    #[cold]
+    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+        DecodeError(Box::new(Inner {
+            kind,
+            offset,
+            path: Vec::new(),
+            packet: None,
+        }))
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+
+    /// The byte offset of the fault.
+    pub fn offset(&self) -> usize {
+        self.0.offset
+    }
+
+    /// The packet's name and version, when known.
+    pub fn packet(&self) -> Option<(&str, u32)> {
+        self.0.packet.as_ref().map(|(n, v)| (&**n, *v))
+    }
+
+    /// The field path, outermost first (`servants[3].name`); empty for the packet as a whole.
+    pub fn path(&self) -> String {
+        let mut s = String::new();
+        for seg in self.0.path.iter().rev() {
+            match seg {
+                PathSegment::Field(n) => {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(n);
+                }
+                PathSegment::Index(i) => {
+                    s.push('[');
+                    s.push_str(&alloc::format!("{i}"));
+                    s.push(']');
+                }
+            }
+        }
+        s
+    }
+
+    /// Adds the field it happened in (called as the error travels outwards).
+    #[cold]
+    pub fn in_field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.0.path.push(PathSegment::Field(name.into()));
+        self
+    }
+
+    /// Adds the array index it happened at.
+    #[cold]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.0.path.push(PathSegment::Index(index));
+        self
+    }
+
+    /// Names the packet.
+    #[cold]
+    pub fn in_packet(mut self, name: impl Into<Cow<'static, str>>, version: u32) -> Self {
+        self.0.packet = Some((name.into(), version));
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((n, v)) = &self.0.packet {
+            write!(f, "{n} v{v}: ")?;
+        }
+        if !self.0.path.is_empty() {
+            write!(f, "field `{}`: ", self.path())?;
+        }
+        write!(f, "at {:#x}: {}", self.0.offset, self.0.kind)
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DecodeError({self})")
+    }
+}
+
+impl core::error::Error for DecodeError {}
+
+/// A packet could not be written. Every case means the packet does not fit TERA's 16-bit
+/// lengths, offsets and counts; the reference would silently wrap instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The packet would be longer than its `uint16` length can say.
+    #[error("packet would be {len} bytes, more than 65535")]
+    PacketTooLarge {
+        /// The length it would have.
+        len: usize,
+    },
+    /// An offset would not fit its `uint16` slot.
+    #[error("offset {offset} does not fit in 16 bits")]
+    OffsetTooLarge {
+        /// The offset.
+        offset: usize,
+    },
+    /// A count would not fit its `uint16` slot.
+    #[error("count {count} does not fit in 16 bits")]
+    CountTooLarge {
+        /// The count.
+        count: usize,
+    },
+}

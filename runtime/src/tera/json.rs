@@ -1,0 +1,264 @@
+//! serde support in the JSON form of the tera-vectors (the form TERA Toolbox logs): angles in
+//! radians, `vec3fa` scaled to radians, skill ids decomposed, `customize` by name, `bytes` as
+//! lowercase hex, `float` as the f64 of its value.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use super::values::{ANGLE_TO_RADIANS, Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
+
+impl Serialize for Angle {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.radians())
+    }
+}
+
+impl<'de> Deserialize<'de> for Angle {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Angle::from_radians(f64::deserialize(d)?))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Xyz {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+impl Serialize for Vec3 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Xyz {
+            x: self.x as f64,
+            y: self.y as f64,
+            z: self.z as f64,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Vec3 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Xyz::deserialize(d)?;
+        Ok(Vec3 {
+            x: v.x as f32,
+            y: v.y as f32,
+            z: v.z as f32,
+        })
+    }
+}
+
+impl Serialize for Vec3fa {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let [x, y, z] = self.radians();
+        Xyz { x, y, z }.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Vec3fa {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Xyz::deserialize(d)?;
+        Ok(Vec3fa::from_radians([v.x, v.y, v.z]))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SkillParts {
+    id: u32,
+    hunting_zone_id: u32,
+    #[serde(rename = "type")]
+    kind: u32,
+    npc: bool,
+    reserved: u32,
+}
+
+impl Serialize for SkillId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SkillParts {
+            id: self.id(),
+            hunting_zone_id: self.hunting_zone_id(),
+            kind: self.kind(),
+            npc: self.npc(),
+            reserved: self.reserved(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SkillId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let p = SkillParts::deserialize(d)?;
+        Ok(SkillId::from_parts(
+            p.id,
+            p.hunting_zone_id,
+            p.kind,
+            p.npc,
+            p.reserved,
+        ))
+    }
+}
+
+impl Serialize for SkillId32 {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SkillParts {
+            id: self.id(),
+            hunting_zone_id: self.hunting_zone_id(),
+            kind: self.kind(),
+            npc: self.npc(),
+            reserved: self.reserved(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for SkillId32 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let p = SkillParts::deserialize(d)?;
+        Ok(SkillId32::from_parts(
+            p.id,
+            p.hunting_zone_id,
+            p.kind,
+            p.npc,
+            p.reserved,
+        ))
+    }
+}
+
+const CUSTOMIZE_KEYS: [&str; 8] = [
+    "unk",
+    "skinColor",
+    "faceStyle",
+    "faceDecal",
+    "hairStyle",
+    "hairColor",
+    "voice",
+    "tattoos",
+];
+
+impl Serialize for Customize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Customize", 8)?;
+        for (k, v) in CUSTOMIZE_KEYS.iter().zip(self.to_bytes()) {
+            st.serialize_field(k, &v)?;
+        }
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Customize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Customize;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object with the eight customize bytes")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Customize, A::Error> {
+                let mut b = [0u8; 8];
+                let mut seen = [false; 8];
+                while let Some(k) = m.next_key::<String>()? {
+                    match CUSTOMIZE_KEYS.iter().position(|c| *c == k) {
+                        Some(i) => {
+                            b[i] = m.next_value()?;
+                            seen[i] = true;
+                        }
+                        None => {
+                            m.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                if let Some(i) = seen.iter().position(|s| !s) {
+                    return Err(de::Error::missing_field(CUSTOMIZE_KEYS[i]));
+                }
+                Ok(Customize::from_bytes(b))
+            }
+        }
+        d.deserialize_struct("Customize", &CUSTOMIZE_KEYS, V)
+    }
+}
+
+/// `#[serde(with)]` for `bytes`: a lowercase hex string.
+pub mod bytes_hex {
+    use super::*;
+
+    /// Writes lowercase hex.
+    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(b))
+    }
+
+    /// Reads hex (either case).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = String::deserialize(d)?;
+        from_hex(&s).ok_or_else(|| de::Error::custom("invalid hex string"))
+    }
+}
+
+/// Lowercase hex of `b`.
+pub fn to_hex(b: &[u8]) -> String {
+    const D: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 * b.len());
+    for x in b {
+        s.push(D[(x >> 4) as usize] as char);
+        s.push(D[(x & 15) as usize] as char);
+    }
+    s
+}
+
+/// Bytes of a hex string (either case), `None` if it is not hex.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    let s = s.as_bytes();
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    let nib = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    };
+    s.chunks_exact(2)
+        .map(|p| Some(nib(p[0])? << 4 | nib(p[1])?))
+        .collect()
+}
+
+/// `#[serde(with)]` for `float`: written as the f64 of the f32 value, as JavaScript shows it.
+pub mod f32_as_f64 {
+    use super::*;
+
+    /// Writes the f64 of `v`.
+    pub fn serialize<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(*v as f64)
+    }
+
+    /// Reads an f64 and rounds it to f32, as the reference's writer does.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        Ok(f64::deserialize(d)? as f32)
+    }
+}
+
+/// `#[serde(with)]` for `array<float>`.
+pub mod vec_f32_as_f64 {
+    use super::*;
+
+    /// Writes each as f64.
+    pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|x| *x as f64))
+    }
+
+    /// Reads f64s, rounded to f32.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+        Ok(Vec::<f64>::deserialize(d)?
+            .into_iter()
+            .map(|x| x as f32)
+            .collect())
+    }
+}
+
+#[allow(dead_code)]
+const _: f64 = ANGLE_TO_RADIANS;

@@ -1,0 +1,101 @@
+//! The [`Packet`] trait: a whole message with its header.
+
+use alloc::vec::Vec;
+
+use super::error::{DecodeError, DecodeErrorKind, EncodeError};
+use super::wire::{Level, Options, Reader, Writer};
+
+/// A TERA message type generated from one `.def` file.
+pub trait Packet: Level {
+    /// The message name (`S_LOGIN`).
+    const NAME: &'static str;
+    /// The definition version (`14` for `S_LOGIN.14.def`).
+    const VERSION: u32;
+
+    /// Reads a whole packet, header included (the opcode is not checked).
+    fn decode(bytes: &[u8], opts: Options) -> Result<Self, DecodeError> {
+        decode_packet::<Self>(bytes, opts).map_err(|e| e.in_packet(Self::NAME, Self::VERSION))
+    }
+
+    /// Writes a whole packet with `opcode` in its header.
+    fn encode(&self, opcode: u16, opts: Options) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::new();
+        self.encode_into(opcode, opts, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the packet to `out` (so that a proxy can reuse one buffer).
+    fn encode_into(
+        &self,
+        opcode: u16,
+        opts: Options,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let len = self.encoded_len(opts);
+        if len > 0xffff {
+            return Err(EncodeError::PacketTooLarge { len });
+        }
+        let start = out.len();
+        out.reserve(len);
+        let mut w = Writer::from_vec(core::mem::take(out));
+        let (_, h) = w.run::<4>();
+        h[..2].copy_from_slice(&(len as u16).to_le_bytes());
+        h[2..].copy_from_slice(&opcode.to_le_bytes());
+        if opts.padding {
+            w.run::<8>();
+        }
+        self.encode_level(&mut w);
+        let buf = w.finish()?;
+        debug_assert_eq!(buf.len() - start, len);
+        *out = buf;
+        Ok(())
+    }
+
+    /// Bytes the packet takes, header included.
+    fn encoded_len(&self, opts: Options) -> usize {
+        opts.body_offset() + self.level_len()
+    }
+}
+
+fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError> {
+    let body = opts.body_offset();
+    if bytes.len() < body {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Truncated {
+                needed: body,
+                available: bytes.len(),
+            },
+            0,
+        )
+        .in_field("header"));
+    }
+    if opts.strict {
+        let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
+        if header != bytes.len() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LengthMismatch {
+                    header,
+                    actual: bytes.len(),
+                },
+                0,
+            ));
+        }
+    }
+    let mut r = Reader::new(bytes, opts);
+    let p = P::decode_level(&mut r)?;
+    if opts.strict && r.furthest() != bytes.len() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::TrailingBytes {
+                used: r.furthest(),
+                len: bytes.len(),
+            },
+            r.furthest(),
+        ));
+    }
+    Ok(p)
+}
+
+/// The opcode in a packet's header, if it has one.
+pub fn opcode(bytes: &[u8]) -> Option<u16> {
+    Some(u16::from_le_bytes([*bytes.get(2)?, *bytes.get(3)?]))
+}

@@ -1,0 +1,787 @@
+//! The wire primitives that generated code and the dynamic codec call: a bounds-checked
+//! little-endian [`Reader`] that follows offsets and element chains, and a [`Writer`] that lays
+//! data out as the reference's writer does (variable data inline, metadata patched afterwards).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::error::{DecodeError, DecodeErrorKind as K, EncodeError};
+use super::values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
+
+/// A value of fixed size on the wire.
+pub trait Fixed: Sized {
+    /// Bytes on the wire.
+    const SIZE: usize;
+    /// Reads from the first `SIZE` bytes of `b` (callers guarantee the length).
+    fn read(b: &[u8]) -> Self;
+    /// Writes into the first `SIZE` bytes of `b`.
+    fn write(&self, b: &mut [u8]);
+}
+
+macro_rules! int_fixed {
+    ($($t:ty),*) => {$(
+        impl Fixed for $t {
+            const SIZE: usize = core::mem::size_of::<$t>();
+            #[inline(always)]
+            fn read(b: &[u8]) -> Self {
+                let mut a = [0u8; core::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..core::mem::size_of::<$t>()]);
+                <$t>::from_le_bytes(a)
+            }
+            #[inline(always)]
+            fn write(&self, b: &mut [u8]) {
+                b[..core::mem::size_of::<$t>()].copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+int_fixed!(u8, i16, u16, i32, u32, i64, u64, f32, f64);
+
+impl Fixed for bool {
+    const SIZE: usize = 1;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        b[0] != 0
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        b[0] = *self as u8;
+    }
+}
+
+impl Fixed for Angle {
+    const SIZE: usize = 2;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        Angle(i16::read(b))
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        self.0.write(b)
+    }
+}
+
+impl Fixed for Vec3 {
+    const SIZE: usize = 12;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        Vec3 {
+            x: f32::read(b),
+            y: f32::read(&b[4..]),
+            z: f32::read(&b[8..]),
+        }
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        self.x.write(b);
+        self.y.write(&mut b[4..]);
+        self.z.write(&mut b[8..]);
+    }
+}
+
+impl Fixed for Vec3fa {
+    const SIZE: usize = 12;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        Vec3fa {
+            x: f32::read(b),
+            y: f32::read(&b[4..]),
+            z: f32::read(&b[8..]),
+        }
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        self.x.write(b);
+        self.y.write(&mut b[4..]);
+        self.z.write(&mut b[8..]);
+    }
+}
+
+impl Fixed for SkillId {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        SkillId(u64::read(b))
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        self.0.write(b)
+    }
+}
+
+impl Fixed for SkillId32 {
+    const SIZE: usize = 4;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        SkillId32(u32::read(b))
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        self.0.write(b)
+    }
+}
+
+impl Fixed for Customize {
+    const SIZE: usize = 8;
+    #[inline(always)]
+    fn read(b: &[u8]) -> Self {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&b[..8]);
+        Customize::from_bytes(a)
+    }
+    #[inline(always)]
+    fn write(&self, b: &mut [u8]) {
+        b[..8].copy_from_slice(&self.to_bytes());
+    }
+}
+
+/// Reads a fixed value at offset `at` of a block.
+#[inline(always)]
+pub fn get<T: Fixed, const N: usize>(b: &[u8; N], at: usize) -> T {
+    T::read(&b[at..at + T::SIZE])
+}
+
+/// Writes a fixed value at offset `at` of a block.
+#[inline(always)]
+pub fn put<T: Fixed, const N: usize>(b: &mut [u8; N], at: usize, v: &T) {
+    v.write(&mut b[at..at + T::SIZE])
+}
+
+/// How a packet is read and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Eight bytes of padding follow the header (a per-opcode property of the protocol).
+    pub padding: bool,
+    /// Reject trailing bytes, a header length other than the packet's, and elements whose `here`
+    /// is not their offset. Off by default, as the reference checks none of these.
+    pub strict: bool,
+}
+
+impl Options {
+    /// No padding, lenient.
+    pub const fn new() -> Self {
+        Options {
+            padding: false,
+            strict: false,
+        }
+    }
+    /// With or without padding.
+    pub const fn padding(mut self, padding: bool) -> Self {
+        self.padding = padding;
+        self
+    }
+    /// Strict or lenient.
+    pub const fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+    /// Where the body starts: 4, or 12 with padding.
+    pub const fn body_offset(self) -> usize {
+        if self.padding { 12 } else { 4 }
+    }
+}
+
+/// Reads a packet. Positions are absolute (from the first header byte).
+#[derive(Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    furthest: usize,
+    body: usize,
+    strict: bool,
+}
+
+/// `count` and `offset` of an array, `offset` and `count` of bytes, or `offset` of a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Meta {
+    /// Offset of the data.
+    pub offset: u16,
+    /// Number of elements or bytes (unused for strings).
+    pub count: u16,
+}
+
+impl Meta {
+    /// Array metadata at `at`: count, then offset.
+    #[inline(always)]
+    pub fn array<const N: usize>(b: &[u8; N], at: usize) -> Meta {
+        Meta {
+            count: get(b, at),
+            offset: get(b, at + 2),
+        }
+    }
+    /// Bytes metadata at `at`: offset, then count.
+    #[inline(always)]
+    pub fn bytes<const N: usize>(b: &[u8; N], at: usize) -> Meta {
+        Meta {
+            offset: get(b, at),
+            count: get(b, at + 2),
+        }
+    }
+    /// String metadata at `at`: offset.
+    #[inline(always)]
+    pub fn string<const N: usize>(b: &[u8; N], at: usize) -> Meta {
+        Meta {
+            offset: get(b, at),
+            count: 0,
+        }
+    }
+}
+
+/// An element type of an object-array, or a packet body: something laid out as a level.
+pub trait Level: Sized {
+    /// Bytes of the level's fixed runs (without an element's `here`/`next`).
+    const FIXED_SIZE: usize;
+    /// Reads the level starting at the reader's position.
+    fn decode_level(r: &mut Reader<'_>) -> Result<Self, DecodeError>;
+    /// Writes the level at the writer's end.
+    fn encode_level(&self, w: &mut Writer);
+    /// Bytes the level takes when written, nested data included.
+    fn level_len(&self) -> usize;
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over a whole packet, positioned at the body.
+    pub fn new(buf: &'a [u8], opts: Options) -> Self {
+        let body = opts.body_offset();
+        Reader {
+            buf,
+            pos: body,
+            furthest: body.min(buf.len()),
+            body,
+            strict: opts.strict,
+        }
+    }
+
+    /// The whole packet.
+    pub fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// The current position.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// One past the last byte read so far.
+    pub fn furthest(&self) -> usize {
+        self.furthest
+    }
+
+    /// Whether strict checks are on.
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    #[inline(always)]
+    fn touch(&mut self, end: usize) {
+        if end > self.furthest {
+            self.furthest = end;
+        }
+    }
+
+    #[inline(always)]
+    fn advance_to(&mut self, end: usize) {
+        if end > self.pos {
+            self.pos = end;
+        }
+        self.touch(end);
+    }
+
+    /// Takes the next `N` bytes: one bounds check for a run of fixed fields. On failure, `fields`
+    /// (offset within the run, name) names the first field that does not fit.
+    #[inline(always)]
+    pub fn run<const N: usize>(
+        &mut self,
+        fields: &[(usize, &'static str)],
+    ) -> Result<&'a [u8; N], DecodeError> {
+        let buf: &'a [u8] = self.buf;
+        match buf.get(self.pos..self.pos + N) {
+            Some(s) => {
+                let b: &'a [u8; N] = s.try_into().map_err(|_| self.truncated(N, fields))?;
+                self.pos += N;
+                self.touch(self.pos);
+                Ok(b)
+            }
+            None => Err(self.truncated(N, fields)),
+        }
+    }
+
+    /// Takes the next `n` bytes (the dynamic codec's form of [`Reader::run`]).
+    pub fn take(
+        &mut self,
+        n: usize,
+        fields: &[(usize, &'static str)],
+    ) -> Result<&'a [u8], DecodeError> {
+        let buf: &'a [u8] = self.buf;
+        match buf.get(self.pos..self.pos + n) {
+            Some(s) => {
+                self.pos += n;
+                self.touch(self.pos);
+                Ok(s)
+            }
+            None => Err(self.truncated(n, fields)),
+        }
+    }
+
+    /// Bytes from the position to the end of the packet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    #[cold]
+    fn truncated(&self, n: usize, fields: &[(usize, &'static str)]) -> DecodeError {
+        let available = self.buf.len().saturating_sub(self.pos);
+        // The first field whose end lies past the packet.
+        let mut at = 0;
+        let mut name = None;
+        for (i, (off, f)) in fields.iter().enumerate() {
+            let end = fields.get(i + 1).map_or(n, |x| x.0);
+            if end > available {
+                at = *off;
+                name = Some(*f);
+                break;
+            }
+        }
+        let e = DecodeError::new(
+            K::Truncated {
+                needed: n - at,
+                available: available.saturating_sub(at),
+            },
+            self.pos + at,
+        );
+        match name {
+            Some(f) => e.in_field(f),
+            None => e,
+        }
+    }
+
+    #[cold]
+    fn err(&self, kind: K, at: usize) -> DecodeError {
+        DecodeError::new(kind, at)
+    }
+
+    /// Checks that `offset` lies in the body and that `len` bytes from it are in the packet.
+    #[inline(always)]
+    fn check(&self, offset: usize, len: usize) -> Result<(), DecodeError> {
+        if offset < self.body {
+            return Err(self.err(K::OffsetInHeader { offset }, offset));
+        }
+        if offset + len > self.buf.len() {
+            return Err(self.err(
+                K::OffsetOutOfBounds {
+                    offset,
+                    len: self.buf.len(),
+                },
+                offset,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads a string at `offset` (UTF-16LE up to a 0 unit).
+    pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
+        self.check(offset, 2)?;
+        let b = &self.buf[offset..];
+        let n = b
+            .chunks_exact(2)
+            .position(|c| c == [0, 0])
+            .ok_or_else(|| self.err(K::UnterminatedString, offset))?;
+        let units = &b[..2 * n];
+        let mut s = String::with_capacity(n);
+        if units.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
+            s.extend(units.chunks_exact(2).map(|c| c[0] as char));
+        } else {
+            for c in char::decode_utf16(
+                units
+                    .chunks_exact(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
+            ) {
+                match c {
+                    Ok(c) => s.push(c),
+                    Err(e) => {
+                        return Err(self.err(
+                            K::InvalidUtf16 {
+                                unit: e.unpaired_surrogate(),
+                            },
+                            offset,
+                        ));
+                    }
+                }
+            }
+        }
+        self.advance_to(offset + 2 * n + 2);
+        Ok(s)
+    }
+
+    /// Reads the string of `meta`.
+    #[inline]
+    pub fn string(&mut self, meta: Meta) -> Result<String, DecodeError> {
+        self.string_at(meta.offset as usize)
+    }
+
+    /// Reads the bytes of `meta`.
+    pub fn bytes(&mut self, meta: Meta) -> Result<Vec<u8>, DecodeError> {
+        let (offset, count) = (meta.offset as usize, meta.count as usize);
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        self.check(offset, count)?;
+        self.advance_to(offset + count);
+        Ok(self.buf[offset..offset + count].to_vec())
+    }
+
+    /// Walks the element chain of `meta`, calling `f` with the reader at each element's body.
+    /// `element_size` is the least bytes an element takes (`here` and `next` included).
+    #[inline]
+    pub fn chain(
+        &mut self,
+        meta: Meta,
+        element_size: usize,
+        mut f: impl FnMut(&mut Self, usize) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        let count = meta.count as usize;
+        if count == 0 {
+            return Ok(());
+        }
+        let first = meta.offset as usize;
+        let available = self.buf.len().saturating_sub(first);
+        if count * element_size > available {
+            return Err(self.err(
+                K::CountTooLarge {
+                    count,
+                    element_size,
+                    available,
+                },
+                first,
+            ));
+        }
+        let saved = self.pos;
+        let mut end = saved;
+        let mut at = first;
+        let mut prev: Option<usize> = None;
+        for i in 0..count {
+            if let Some(p) = prev {
+                if at == 0 {
+                    return Err(self
+                        .err(K::ChainEndsEarly { read: i, count }, p)
+                        .at_index(i));
+                }
+                if at <= p {
+                    return Err(self
+                        .err(K::ElementLoop { next: at, from: p }, p)
+                        .at_index(i));
+                }
+            }
+            self.check(at, 4).map_err(|e| e.at_index(i))?;
+            let here = u16::read(&self.buf[at..]) as usize;
+            let next = u16::read(&self.buf[at + 2..]) as usize;
+            if self.strict && here != at {
+                return Err(self
+                    .err(K::HereMismatch { here, offset: at }, at)
+                    .at_index(i));
+            }
+            self.pos = at + 4;
+            self.touch(self.pos);
+            f(self, i).map_err(|e| e.at_index(i))?;
+            end = end.max(self.pos);
+            prev = Some(at);
+            at = next;
+        }
+        self.pos = end;
+        Ok(())
+    }
+
+    /// Reads an object-array.
+    #[inline]
+    pub fn array<E: Level>(&mut self, meta: Meta) -> Result<Vec<E>, DecodeError> {
+        let mut v = Vec::new();
+        if meta.count > 0 {
+            v.reserve_exact(meta.count as usize);
+        }
+        self.chain(meta, 4 + E::FIXED_SIZE.max(0), |r, _| {
+            v.push(E::decode_level(r)?);
+            Ok(())
+        })
+        .map(|_| v)
+    }
+
+    /// Reads an `array<T>` of a fixed type.
+    #[inline]
+    pub fn array_of<T: Fixed>(&mut self, meta: Meta) -> Result<Vec<T>, DecodeError> {
+        let mut v = Vec::new();
+        self.chain(meta, 4 + T::SIZE, |r, _| {
+            if v.capacity() == 0 {
+                v.reserve_exact(meta.count as usize);
+            }
+            let pos = r.pos;
+            let b = r.buf.get(pos..pos + T::SIZE).ok_or_else(|| {
+                r.err(
+                    K::Truncated {
+                        needed: T::SIZE,
+                        available: r.buf.len().saturating_sub(pos),
+                    },
+                    pos,
+                )
+            })?;
+            v.push(T::read(b));
+            r.advance_to(pos + T::SIZE);
+            Ok(())
+        })
+        .map(|_| v)
+    }
+
+    /// Reads an `array<string>`: each element holds the offset of its text.
+    pub fn array_of_strings(&mut self, meta: Meta) -> Result<Vec<String>, DecodeError> {
+        let mut v = Vec::new();
+        self.chain(meta, 8, |r, _| {
+            let pos = r.pos;
+            let b = r.buf.get(pos..pos + 2).ok_or_else(|| {
+                r.err(
+                    K::Truncated {
+                        needed: 2,
+                        available: r.buf.len().saturating_sub(pos),
+                    },
+                    pos,
+                )
+            })?;
+            let offset = u16::read(b) as usize;
+            r.advance_to(pos + 2);
+            v.push(r.string_at(offset)?);
+            Ok(())
+        })
+        .map(|_| v)
+    }
+}
+
+/// The metadata slot of a variable field, in a packet being written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot(pub usize);
+
+/// The state of one array's element chain while it is written.
+#[derive(Debug)]
+pub struct Chain {
+    slot: Slot,
+    last: Option<usize>,
+    count: usize,
+}
+
+impl Chain {
+    /// A chain whose count and offset go into `slot`.
+    pub fn new(slot: Slot) -> Self {
+        Chain {
+            slot,
+            last: None,
+            count: 0,
+        }
+    }
+}
+
+/// Writes a packet. Variable data is written where it stands; metadata slots are patched.
+#[derive(Debug, Default)]
+pub struct Writer {
+    buf: Vec<u8>,
+    overflow: Option<EncodeError>,
+}
+
+impl Writer {
+    /// A writer with room for `capacity` bytes.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Writer {
+            buf: Vec::with_capacity(capacity),
+            overflow: None,
+        }
+    }
+
+    /// A writer that appends to `buf`.
+    pub fn from_vec(buf: Vec<u8>) -> Self {
+        Writer {
+            buf,
+            overflow: None,
+        }
+    }
+
+    /// Bytes written.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Whether nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The bytes, or the first overflow met while writing.
+    pub fn finish(self) -> Result<Vec<u8>, EncodeError> {
+        match self.overflow {
+            Some(e) => Err(e),
+            None => Ok(self.buf),
+        }
+    }
+
+    /// The bytes written so far (also after an overflow).
+    pub fn as_slice(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Appends `N` zero bytes and returns them to be filled: one run of fixed fields.
+    #[inline(always)]
+    pub fn run<const N: usize>(&mut self) -> (usize, &mut [u8; N]) {
+        let at = self.buf.len();
+        self.buf.resize(at + N, 0);
+        let b: &mut [u8; N] = (&mut self.buf[at..at + N])
+            .try_into()
+            .expect("just resized");
+        (at, b)
+    }
+
+    #[cold]
+    fn overflowed(&mut self, e: EncodeError) {
+        if self.overflow.is_none() {
+            self.overflow = Some(e);
+        }
+    }
+
+    /// Writes `v` as a `uint16` at `at`, noting an overflow.
+    #[inline(always)]
+    pub fn patch_u16(&mut self, at: usize, v: usize, count: bool) {
+        if v > 0xffff {
+            self.overflowed(if count {
+                EncodeError::CountTooLarge { count: v }
+            } else {
+                EncodeError::OffsetTooLarge { offset: v }
+            });
+        }
+        self.buf[at..at + 2].copy_from_slice(&(v as u16).to_le_bytes());
+    }
+
+    /// Appends `n` zero bytes and returns their position and the bytes to be filled.
+    pub fn run_dyn(&mut self, n: usize) -> (usize, &mut [u8]) {
+        let at = self.buf.len();
+        self.buf.resize(at + n, 0);
+        (at, &mut self.buf[at..])
+    }
+
+    /// Appends a fixed value.
+    #[inline(always)]
+    pub fn put<T: Fixed>(&mut self, v: &T) {
+        let at = self.buf.len();
+        self.buf.resize(at + T::SIZE, 0);
+        v.write(&mut self.buf[at..]);
+    }
+
+    fn units(&mut self, s: &str) {
+        if s.is_ascii() {
+            self.buf.reserve(2 * s.len() + 2);
+            for b in s.bytes() {
+                self.buf.extend_from_slice(&[b, 0]);
+            }
+        } else {
+            for u in s.encode_utf16() {
+                self.buf.extend_from_slice(&u.to_le_bytes());
+            }
+        }
+        self.buf.extend_from_slice(&[0, 0]);
+    }
+
+    /// Writes a string here and points its slot at it.
+    #[inline]
+    pub fn string(&mut self, slot: Slot, s: &str) {
+        let here = self.buf.len();
+        self.patch_u16(slot.0, here, false);
+        self.units(s);
+    }
+
+    /// Writes bytes here and points their slot at them.
+    #[inline]
+    pub fn bytes(&mut self, slot: Slot, b: &[u8]) {
+        let here = self.buf.len();
+        self.patch_u16(slot.0, here, false);
+        self.patch_u16(slot.0 + 2, b.len(), true);
+        self.buf.extend_from_slice(b);
+    }
+
+    /// Starts the next element of `chain` (its `here` and `next`); the caller then writes its body.
+    #[inline]
+    pub fn element(&mut self, chain: &mut Chain) {
+        let here = self.buf.len();
+        match chain.last {
+            None => self.patch_u16(chain.slot.0 + 2, here, false),
+            Some(prev) => self.patch_u16(prev + 2, here, false),
+        }
+        chain.last = Some(here);
+        chain.count += 1;
+        self.buf.extend_from_slice(&[0, 0, 0, 0]);
+        self.patch_u16(here, here, false);
+    }
+
+    /// Ends a chain: writes its count.
+    #[inline]
+    pub fn end_chain(&mut self, chain: Chain) {
+        if chain.count > 0 {
+            self.patch_u16(chain.slot.0, chain.count, true);
+        }
+    }
+
+    /// Writes an object-array.
+    #[inline]
+    pub fn array<E: Level>(&mut self, slot: Slot, items: &[E]) {
+        let mut c = Chain::new(slot);
+        for e in items {
+            self.element(&mut c);
+            e.encode_level(self);
+        }
+        self.end_chain(c);
+    }
+
+    /// Writes an `array<T>`.
+    #[inline]
+    pub fn array_of<T: Fixed>(&mut self, slot: Slot, items: &[T]) {
+        let mut c = Chain::new(slot);
+        for e in items {
+            self.element(&mut c);
+            self.put(e);
+        }
+        self.end_chain(c);
+    }
+
+    /// Writes an `array<string>` (each element: the text's offset, then the text).
+    #[inline]
+    pub fn array_of_strings<S: AsRef<str>>(&mut self, slot: Slot, items: &[S]) {
+        let mut c = Chain::new(slot);
+        for e in items {
+            self.element(&mut c);
+            self.string_element(e.as_ref());
+        }
+        self.end_chain(c);
+    }
+
+    /// The body of one `array<string>` element.
+    #[inline]
+    pub fn string_element(&mut self, s: &str) {
+        let at = self.buf.len();
+        self.buf.extend_from_slice(&[0, 0]);
+        self.string(Slot(at), s);
+    }
+}
+
+/// Bytes a string takes on the wire.
+#[inline]
+pub fn string_len(s: &str) -> usize {
+    if s.is_ascii() {
+        2 * s.len() + 2
+    } else {
+        2 * s.encode_utf16().count() + 2
+    }
+}
+
+/// Bytes an object-array takes.
+#[inline]
+pub fn array_len<E: Level>(items: &[E]) -> usize {
+    items.iter().map(|e| 4 + e.level_len()).sum()
+}
+
+/// Bytes an `array<string>` takes.
+#[inline]
+pub fn strings_len<S: AsRef<str>>(items: &[S]) -> usize {
+    items.iter().map(|s| 6 + string_len(s.as_ref())).sum()
+}

@@ -1,0 +1,89 @@
+//! Every golden vector of `tera-vectors/public.jsonl`, both ways, through the dynamic codec.
+
+#![cfg(feature = "dynamic")]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use def_runtime::tera::Options;
+use def_runtime::tera::dynamic::{Definition, Missing};
+use def_runtime::tera::json::from_hex;
+use serde_json::Value;
+
+fn shared() -> Option<PathBuf> {
+    let dir = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    if dir.join("tera-vectors/public.jsonl").is_file() {
+        Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("shared data not found at {}", dir.display());
+    } else {
+        eprintln!(
+            "SKIPPED: shared data not found at {} (set WIRE_SHARED_DIR)",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn public_vectors_both_ways() {
+    let Some(dir) = shared() else { return };
+    let defs_dir = std::env::var_os("TERA_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("tera-data"))
+        .join("definitions");
+    let text = std::fs::read_to_string(dir.join("tera-vectors/public.jsonl")).unwrap();
+    let mut defs: HashMap<String, Definition> = HashMap::new();
+    let (mut passed, mut failed) = (0usize, Vec::new());
+    for (lineno, line) in text.lines().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["def"].as_str().unwrap().to_string();
+        let def = defs.entry(name.clone()).or_insert_with(|| {
+            Definition::from_file(&defs_dir.join(&name), def_parser::Mode::Compatible).unwrap()
+        });
+        let opts = Options::new().padding(v["padding"].as_bool().unwrap());
+        let bytes = from_hex(v["hex"].as_str().unwrap()).unwrap();
+        let mut problems = Vec::new();
+        match def.decode(&bytes, opts) {
+            Ok(got) if got == v["object"] => {}
+            Ok(got) => problems.push(format!(
+                "decode differs:\n  got  {got}\n  want {}",
+                v["object"]
+            )),
+            Err(e) => problems.push(format!("decode error: {e}")),
+        }
+        match def.encode(&v["object"], 0x1234, opts, Missing::Error) {
+            Ok(got) if got == bytes => {}
+            Ok(got) => problems.push(format!(
+                "encode differs:\n  got  {}\n  want {}",
+                def_runtime::tera::json::to_hex(&got),
+                v["hex"]
+            )),
+            Err(e) => problems.push(format!("encode error: {e}")),
+        }
+        if problems.is_empty() {
+            passed += 1;
+        } else {
+            failed.push(format!(
+                "line {} ({name}): {}",
+                lineno + 1,
+                problems.join("; ")
+            ));
+        }
+    }
+    println!("{passed} passed, {} failed", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} failed, first:\n{}",
+        failed.len(),
+        failed
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert_eq!(passed, 16549);
+}
