@@ -1,1 +1,39 @@
-//! Godot's binary Variant format (`var2bytes`, `PacketPeer.put_var`, `File.store_var`).
+//! Godot's binary Variant format (`var2bytes`, `PacketPeer.put_var`, `File.store_var`), for
+//! Godot 3.x and 4.x, byte-exact with the engine's `encode_variant` / `decode_variant`.
+//!
+//! * [`value`]: the [`Variant`] model (every type of both versions) and [`Version`].
+//! * [`decode()`] / [`encode()`]: the bare encoding, with [`DecodeOptions`] (`allow_objects`)
+//!   and [`EncodeOptions`] (`full_objects`, double-precision builds).
+//! * [`framing`]: what `File.store_var`, `StreamPeer.put_var`, `PacketPeerStream` and
+//!   `Marshalls.variant_to_base64` add, and a [`FrameDecoder`] for incremental stream reading.
+//! * [`json`]: a lossless typed JSON form (every value tagged with its type, floats exact).
+//! * [`serde`] (features `godot` + `serde`): `to_variant` / `from_variant` for Rust types.
+//! * [`marshal`]: the engine's little-endian primitive helpers (`encode_uint16`, `encode_half`, …).
+//!
+//! Nothing on the wire says which engine generation wrote it: the caller picks the [`Version`].
+//!
+//! ```
+//! use def_runtime::godot::{decode, encode, DecodeOptions, EncodeOptions, Variant, Version};
+//! let bytes = encode(&Variant::Int(42), &EncodeOptions::new(Version::Godot3)).unwrap();
+//! assert_eq!(bytes, [2, 0, 0, 0, 42, 0, 0, 0]);
+//! let (value, used) = decode(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap();
+//! assert_eq!((value, used), (Variant::Int(42), 8));
+//! ```
+
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod framing;
+pub mod json;
+pub mod marshal;
+#[cfg(feature = "serde")]
+pub mod serde;
+pub mod value;
+
+pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact};
+pub use encode::{EncodeOptions, encode, encode_into};
+pub use error::{
+    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, EngineError, Path, PathSegment,
+};
+pub use framing::{FrameDecoder, FrameError, Framing};
+pub use value::*;

@@ -1,0 +1,2 @@
+//! Throughput of the Godot Variant codec (placeholder, filled in below).
+fn main() {}
