@@ -147,35 +147,45 @@ pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<String, usize
     }
 }
 
-/// Godot 3.2.3's parser is std's UTF-8 plus encoded surrogates (`ED A0..BF xx`), which become
-/// U+FFFD since a Rust `String` cannot hold them.
-fn godot3_utf8(mut body: &[u8]) -> Result<String, usize> {
+/// Godot 3.2.3's `String::parse_utf8` (checked against the engine by the differential test):
+/// lead bytes up to the old 5- and 6-byte forms are accepted, continuation bytes must be
+/// `10xxxxxx`, `C0`/`C1` leads are refused, and longer overlong forms are refused only when the
+/// first two continuation bits are all zero (the engine's own, partial check). Code points a
+/// Rust `char` cannot hold (surrogates, above U+10FFFF) become U+FFFD.
+fn godot3_utf8(body: &[u8]) -> Result<String, usize> {
     let mut out = String::with_capacity(body.len());
-    let mut done = 0;
-    loop {
-        match std::str::from_utf8(body) {
-            Ok(s) => {
-                out.push_str(s);
-                return Ok(out);
-            }
-            Err(e) => {
-                let good = e.valid_up_to();
-                // SAFETY-free: the prefix was just validated.
-                out.push_str(std::str::from_utf8(&body[..good]).unwrap_or_default());
-                let rest = &body[good..];
-                let surrogate = rest.len() >= 3
-                    && rest[0] == 0xED
-                    && (0xA0..=0xBF).contains(&rest[1])
-                    && (0x80..=0xBF).contains(&rest[2]);
-                if !surrogate {
-                    return Err(done + good);
-                }
-                out.push('\u{FFFD}');
-                done += good + 3;
-                body = &rest[3..];
-            }
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i];
+        let len = match c {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            0xF8..=0xFB => 5,
+            0xFC..=0xFD => 6,
+            _ => return Err(i),
+        };
+        if len == 1 {
+            out.push(char::from(c));
+            i += 1;
+            continue;
         }
+        if (len == 2 && c & 0x1E == 0) || i + len > body.len() {
+            return Err(i);
+        }
+        let mut cp = u32::from((0xFFu8 >> (len + 1)) & c);
+        for k in 1..len {
+            let b = body[i + k];
+            if b & 0xC0 != 0x80 || (cp == 0 && k == 2 && ((b & 0x7F) >> (7 - len)) == 0) {
+                return Err(i);
+            }
+            cp = (cp << 6) | u32::from(b & 0x3F);
+        }
+        out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+        i += len;
     }
+    Ok(out)
 }
 
 struct Reader<'a> {

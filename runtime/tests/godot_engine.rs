@@ -1,0 +1,420 @@
+//! Differential test against the real engine (headless Godot 3.2.3, Debian `godot3-server`).
+//!
+//! * Part A: the engine encodes a broad set of values (`var2bytes`, with and without full
+//!   objects) and describes each one independently (floats as bit patterns, strings as UTF-8
+//!   hex); we decode its bytes to the described value and re-encode the very same bytes
+//!   (NodePath name padding, which the engine leaves uninitialised, may differ only where we
+//!   write zeros).
+//! * Part B: we encode our own values, and craft malformed or unusual byte strings; the engine
+//!   decodes each (`StreamPeerBuffer.get_var`, null on error) and reports the value and its own
+//!   re-encoding; we check that we refuse exactly what it refuses and otherwise decode the same
+//!   value and re-encode the same bytes.
+//!
+//! The engine binary is `$GODOT3_BIN` or `godot3-server` on `PATH` (`.ci/install-godot`). If it
+//! is missing the test prints a loud SKIPPED line, and fails when `CI` is set.
+#![cfg(feature = "godot")]
+
+#[path = "godot_engine/common.rs"]
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{as_ids, described, has_object, hex, unhex};
+use def_runtime::godot::*;
+use serde_json::Value;
+
+fn find_engine() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("GODOT3_BIN") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join("godot3-server")).find(|p| p.is_file())
+}
+
+/// Null objects are NIL on the wire; compare them as NIL.
+fn normalize(v: &Variant) -> Variant {
+    match v {
+        Variant::Object(Object::Null) => Variant::Nil,
+        Variant::Array(a) => Variant::array(a.items.iter().map(normalize).collect()),
+        Variant::Dictionary(d) => {
+            Variant::dictionary(d.entries.iter().map(|(k, v)| (normalize(k), normalize(v))).collect())
+        }
+        Variant::Object(Object::Full(o)) => Variant::Object(Object::Full(Box::new(FullObject {
+            class: o.class.clone(),
+            properties: o.properties.iter().map(|(n, v)| (n.clone(), normalize(v))).collect(),
+        }))),
+        other => other.clone(),
+    }
+}
+
+fn has_node_path(v: &Variant) -> bool {
+    match v {
+        Variant::NodePath(_) => true,
+        Variant::Array(a) => a.items.iter().any(has_node_path),
+        Variant::Dictionary(d) => d.entries.iter().any(|(k, v)| has_node_path(k) || has_node_path(v)),
+        Variant::Object(Object::Full(o)) => o.properties.iter().any(|(_, v)| has_node_path(v)),
+        _ => false,
+    }
+}
+
+/// Byte equality, except that where `value` holds a NodePath our zero padding may stand
+/// against the engine's uninitialised bytes.
+fn same_bytes(ours: &[u8], engine: &[u8], value: &Variant) -> bool {
+    if !has_node_path(value) {
+        return ours == engine;
+    }
+    ours.len() == engine.len() && ours.iter().zip(engine).all(|(a, b)| a == b || *a == 0)
+}
+
+fn known_class(c: &str) -> bool {
+    ["Reference", "Resource", "Node", "Object", "Node2D"].contains(&c)
+}
+
+fn g3(allow: bool) -> DecodeOptions {
+    let mut o = DecodeOptions::new(Version::Godot3).allow_objects(allow);
+    o.class_check = Some(known_class);
+    o
+}
+
+/// Our own values for the engine to decode.
+fn our_values() -> Vec<(&'static str, Variant)> {
+    let s = |x: &str| Variant::string(x);
+    let v2 = |x: f32, y: f32| Vector2 { x: x.into(), y: y.into() };
+    let nested = Variant::dictionary(vec![
+        (s("name"), s("player ✓")),
+        (s("hp"), Variant::Int(-12)),
+        (s("pos"), Variant::Vector2(v2(1.5, -0.1))),
+        (Variant::Int(7), Variant::array(vec![Variant::Nil, Variant::Bool(true), Variant::Float(0.1)])),
+        (Variant::Vector2(v2(1.0, 2.0)), Variant::PackedByteArray(vec![9, 8, 7])),
+    ]);
+    let mut deep = Variant::array(vec![Variant::Int(1)]);
+    // 40 levels: the engine's description goes through serde_json (nesting limit 128).
+    for _ in 0..40 {
+        deep = Variant::array(vec![deep]);
+    }
+    vec![
+        ("nil", Variant::Nil),
+        ("bool", Variant::Bool(true)),
+        ("int_small", Variant::Int(-5)),
+        ("int_big", Variant::Int(0x7fff_ffff_ffff_fff0)),
+        ("int_neg_big", Variant::Int(i64::MIN)),
+        ("float_exact", Variant::Float(-2.5)),
+        ("float_inexact", Variant::Float(std::f64::consts::PI)),
+        ("float_neg0", Variant::Float(-0.0)),
+        ("float_nan_payload", Variant::Float(f64::from_bits(0x7ff8_0000_2000_0000))),
+        ("float_min_subnormal", Variant::Float(f64::from_bits(1))),
+        ("string", s("hello, wörld 😀")),
+        ("string_5", s("abcde")),
+        ("vector2", Variant::Vector2(v2(0.1, 1e-30))),
+        ("rect2", Variant::Rect2(Box::new(Rect2 { x: 1.0, y: -2.0, w: 3.25, h: 0.5 }))),
+        ("vector3", Variant::Vector3(Vector3 { x: 1.0, y: 2.0, z: -3.0 })),
+        ("transform2d", Variant::Transform2D(Box::new(Transform2D([1.0, 0.0, 0.0, 1.0, 10.5, -3.0])))),
+        ("plane", Variant::Plane(Box::new(Plane { nx: 0.0, ny: 1.0, nz: 0.0, d: 4.0 }))),
+        ("quat", Variant::Quaternion(Box::new(Quaternion { x: 0.0, y: 0.0, z: 0.5, w: 0.5 }))),
+        ("aabb", Variant::Aabb(Box::new(Aabb { x: 0.0, y: 1.0, z: 2.0, w: 3.0, h: 4.0, d: 5.0 }))),
+        ("basis", Variant::Basis(Box::new(Basis([1.0, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0])))),
+        (
+            "transform",
+            Variant::Transform3D(Box::new(Transform3D([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 7.0, 8.0, 9.0]))),
+        ),
+        ("color", Variant::Color(Color { r: 1.0, g: 0.5, b: 0.25, a: 0.125 })),
+        ("nodepath", Variant::NodePath(Box::new(NodePath::parse("/root/World/Player:position:x")))),
+        ("nodepath_rel", Variant::NodePath(Box::new(NodePath::parse("../a/bcde")))),
+        ("rid", Variant::Rid(0)),
+        ("object_null", Variant::Object(Object::Null)),
+        ("object_id", Variant::Object(Object::Id(1234))),
+        ("dict", nested),
+        ("array_deep_41", deep),
+        ("bytes_odd", Variant::PackedByteArray(vec![1, 2, 3, 4, 5])),
+        ("ints", Variant::PackedInt32Array(vec![i32::MIN, -1, 0, 1, i32::MAX])),
+        ("reals", Variant::PackedFloat32Array(vec![0.1, -0.0, f32::INFINITY, 3.5])),
+        ("strings", Variant::PackedStringArray(vec!["".into(), "x".into(), "yz".into(), "wxyz".into(), "ü".into()])),
+        ("vector2s", Variant::PackedVector2Array(vec![v2(1.0, 2.0), v2(-0.5, 0.25)])),
+        (
+            "vector3s",
+            Variant::PackedVector3Array(vec![Vector3 { x: 1.0, y: 2.0, z: 3.0 }, Vector3 { x: 0.0, y: -1.0, z: 0.5 }]),
+        ),
+        ("colors", Variant::PackedColorArray(vec![Color { r: 0.1, g: 0.2, b: 0.3, a: 1.0 }])),
+    ]
+}
+
+/// Our full objects (the engine decodes them only with allow_objects).
+fn our_objects() -> Vec<(&'static str, Variant)> {
+    let reference = Variant::Object(Object::Full(Box::new(FullObject {
+        class: "Reference".into(),
+        properties: vec![("script".into(), Variant::Nil)],
+    })));
+    let resource = Variant::Object(Object::Full(Box::new(FullObject {
+        class: "Resource".into(),
+        properties: vec![
+            ("resource_local_to_scene".into(), Variant::Bool(true)),
+            ("resource_name".into(), Variant::string("from rust")),
+            ("script".into(), Variant::Nil),
+        ],
+    })));
+    vec![
+        ("full_reference", reference.clone()),
+        ("full_resource", resource),
+        ("array_of_objects", Variant::array(vec![reference, Variant::Object(Object::Null), Variant::Int(3)])),
+    ]
+}
+
+/// Crafted byte strings (hex), with the allow_objects flag.
+fn probes() -> Vec<(&'static str, &'static str, bool)> {
+    vec![
+        ("empty", "", false),
+        ("short_header", "020000", false),
+        ("type_27", "1b000000", false),
+        ("type_255", "ff000000", false),
+        ("int_truncated", "02000000", false),
+        ("int64_truncated", "020001002a000000", false),
+        ("int_flag64_small", "020001002a00000000000000", false),
+        ("int_byte1_ignored", "02ff00002a000000", false),
+        ("int_unknown_flag", "020002002a000000", false),
+        ("nil_flags", "0000ffff", false),
+        ("bool_2", "0100000002000000", false),
+        ("bool_0x100", "0100000000010000", false),
+        ("float_snan_f32", "030000000100807f", false),
+        ("float_qnan_payload_f32", "030000000100c07f", false),
+        ("vector2_flag64_ignored", "050001000000803f00000040", false),
+        ("string_no_pad", "040000000500000068656c6c6f", false),
+        ("string_negative", "04000000ffffffff", false),
+        ("string_overflow", "04000000ffffff7f", false),
+        ("string_nul_inside", "040000000300000061006200", false),
+        ("string_bom_full", "0400000004000000efbbbf61", false),
+        ("string_nonzero_pad", "0400000001000000617a7a7a", false),
+        ("utf8_overlong_c0", "0400000002000000c0af0000", false),
+        ("utf8_surrogate", "0400000003000000eda08000", false),
+        ("utf8_overlong_e0_80", "0400000003000000e0808000", false),
+        ("utf8_overlong_e0_9f", "0400000003000000e09fbf00", false),
+        ("utf8_above_10ffff", "0400000004000000f4908080", false),
+        ("utf8_5_byte", "0400000005000000f888808080000000", false),
+        ("utf8_lone_continuation", "040000000100000080000000", false),
+        ("utf8_truncated", "0400000001000000c3000000", false),
+        ("utf8_nul_in_sequence", "0400000002000000c3000000", false),
+        ("nodepath_old_format", "0f0000000100000061000000", false),
+        ("nodepath_short", "0f0000000100008000000000", false),
+        ("nodepath_property_flag", "0f00000001000080000000000200000001000000610000000100000062000000", false),
+        ("nodepath_empty_absolute", "0f000000000000800000000001000000", false),
+        ("rid_with_trailing", "1000000001020304", false),
+        ("object_full_refused", "11000000090000005265666572656e63650000000100000006000000736372697074000000000000", false),
+        ("object_full_allowed", "11000000090000005265666572656e63650000000100000006000000736372697074000000000000", true),
+        ("object_empty_class", "1100000000000000", true),
+        ("object_empty_class_refused", "1100000000000000", false),
+        ("object_unknown_class", "110000000300000058797a000000000000", true),
+        ("object_missing_count", "11000000090000005265666572656e6365000000", true),
+        ("object_unknown_property", "11000000090000005265666572656e6365000000010000000300000078797a0002000000", true),
+        ("object_id_0", "110001000000000000000000", false),
+        ("object_id_truncated", "1100010001000000", false),
+        ("dict_short_count", "120000000100", false),
+        ("dict_duplicate_keys", "1200000002000000020000000100000002000000050000000200000001000000020000000600000002000000", false),
+        ("dict_duplicate_float_keys", "120000000200000003000000000000000200000001000000030000000000008002000000020000000300000000000000", false),
+        ("dict_missing_value", "120000000100000002000000", false),
+        ("array_shared_bit", "130000000100008002000000050000000", false),
+        ("array_shared_bit_full", "13000000010000800200000005000000", false),
+        ("array_count_exceeds", "1300000005000000020000000100000", false),
+        ("array_count_huge", "13000000ffffff7f", false),
+        ("bytes_no_pad_at_end", "1400000003000000010203", false),
+        ("bytes_negative", "14000000ffffffff", false),
+        ("bytes_too_long", "140000000900000001020304", false),
+        ("ints_overflow", "1500000000000040", false),
+        ("ints_short", "150000000200000001000000", false),
+        ("reals_negative", "16000000ffffffff", false),
+        ("strings_negative_count", "17000000ffffffff", false),
+        ("strings_without_nul", "1700000001000000020000006162000000", false),
+        ("strings_truncated", "170000000200000002000000610000", false),
+        ("vector2s_overflow", "1800000000000020", false),
+        ("colors_short", "1a0000000100000000000000", false),
+    ]
+}
+
+struct Run {
+    encoded: Vec<Value>,
+    decoded: Vec<Value>,
+}
+
+fn run_engine(engine: &Path, input: &str) -> Run {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let dir = std::env::temp_dir().join(format!("godot-diff-{}-{nanos}", std::process::id()));
+    let project = dir.join("project");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&project).unwrap();
+    for sub in ["", "data", "config", "cache"] {
+        std::fs::create_dir_all(home.join(sub)).unwrap();
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/godot_engine");
+    for f in ["project.godot", "main.gd"] {
+        std::fs::copy(src.join(f), project.join(f)).unwrap();
+    }
+    let in_path = dir.join("in.jsonl");
+    let out_path = dir.join("out.jsonl");
+    std::fs::write(&in_path, input).unwrap();
+    let mut child = Command::new(engine)
+        .arg("--path")
+        .arg(&project)
+        .arg("-s")
+        .arg("main.gd")
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("GD_IN", &in_path)
+        .env("GD_OUT", &out_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", engine.display()));
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the engine did not finish within 180 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let text = std::fs::read_to_string(&out_path).unwrap_or_else(|e| {
+        panic!(
+            "engine wrote no output ({e}); stderr:\n{}\nstdout:\n{}",
+            String::from_utf8_lossy(&output.stderr),
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        lines.last().map(|l| l["part"].clone()),
+        Some(Value::from("done")),
+        "engine output incomplete; stderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let part = |p: &str| lines.iter().filter(|l| l["part"] == p).cloned().collect::<Vec<_>>();
+    Run { encoded: part("encode"), decoded: part("decode") }
+}
+
+#[test]
+fn differential_against_godot3_engine() {
+    let Some(engine) = find_engine() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("godot3-server not found under CI (run .ci/install-godot)");
+        }
+        eprintln!("=== SKIPPED: godot3-server not found; run .ci/install-godot (or set GODOT3_BIN) ===");
+        return;
+    };
+
+    // Part B input: our encodings and crafted probes.
+    let enc = EncodeOptions::new(Version::Godot3);
+    let mut inputs: Vec<(String, Vec<u8>, bool)> = Vec::new();
+    for (name, v) in our_values() {
+        inputs.push((format!("ours:{name}"), encode(&v, &enc).unwrap(), false));
+    }
+    for (name, v) in our_objects() {
+        inputs.push((format!("ours:{name}"), encode(&v, &enc.full_objects(true)).unwrap(), true));
+    }
+    for (name, h, allow) in probes() {
+        let h = if h.len() % 2 == 1 { &h[..h.len() - 1] } else { h };
+        inputs.push((format!("probe:{name}"), unhex(h), allow));
+    }
+    let input: String = inputs
+        .iter()
+        .map(|(n, b, a)| format!("{}\n", serde_json::json!({"name": n, "hex": hex(b), "allow": if *a { "1" } else { "0" }})))
+        .collect();
+
+    let run = run_engine(&engine, &input);
+    let mut failures = Vec::new();
+
+    // Part A: the engine's encodings.
+    for rec in &run.encoded {
+        let name = rec["name"].as_str().unwrap();
+        let expected = described(&rec["desc"]);
+        let bytes = unhex(rec["hex"].as_str().unwrap());
+        let full = unhex(rec["hex_full"].as_str().unwrap());
+        match decode(&bytes, &g3(false)) {
+            Ok((got, used)) => {
+                let ok = if has_object(&expected) {
+                    as_ids(&normalize(&got)) == as_ids(&expected)
+                } else {
+                    normalize(&got) == expected
+                };
+                if !ok || used != bytes.len() {
+                    failures.push(format!("A {name}: decoded {got:?} ({used} bytes), engine described {expected:?}"));
+                }
+                let again = encode(&got, &enc).unwrap();
+                if !same_bytes(&again, &bytes, &got) {
+                    failures.push(format!("A {name}: re-encoded {} != engine {}", hex(&again), hex(&bytes)));
+                }
+            }
+            Err(e) => failures.push(format!("A {name}: we refused the engine's bytes {}: {e}", hex(&bytes))),
+        }
+        match decode(&full, &g3(true)) {
+            Ok((got, _)) => {
+                if normalize(&got) != expected {
+                    failures.push(format!("A {name} (full): decoded {got:?}, engine described {expected:?}"));
+                }
+                let again = encode(&got, &enc.full_objects(true)).unwrap();
+                if !same_bytes(&again, &full, &got) {
+                    failures.push(format!("A {name} (full): re-encoded {} != engine {}", hex(&again), hex(&full)));
+                }
+            }
+            Err(e) => failures.push(format!("A {name} (full): we refused the engine's bytes: {e}")),
+        }
+    }
+
+    // Part B: the engine decodes our bytes.
+    assert_eq!(run.decoded.len(), inputs.len(), "one engine answer per input");
+    let mut agreed_errors = 0;
+    for ((name, bytes, allow), rec) in inputs.iter().zip(&run.decoded) {
+        assert_eq!(rec["name"].as_str(), Some(name.as_str()));
+        let engine_value = described(&rec["desc"]);
+        let engine_reencode = unhex(rec["reencode"].as_str().unwrap());
+        match decode(bytes, &g3(*allow)) {
+            Ok((ours, _)) => {
+                let ours_n = normalize(&ours);
+                // Godot 3.2.3 keeps code points a Rust String cannot hold (surrogates, above
+                // U+10FFFF); we hold U+FFFD instead.
+                let lossy = ["probe:utf8_surrogate", "probe:utf8_above_10ffff", "probe:utf8_5_byte"]
+                    .contains(&name.as_str());
+                if !lossy && ours_n != engine_value {
+                    failures.push(format!("B {name}: we decoded {ours:?}, the engine {engine_value:?}"));
+                }
+                let again = encode(&ours, &enc.full_objects(*allow)).unwrap();
+                if has_object(&ours) {
+                    // The engine re-encodes an EncodedObjectAsID with its own (new) instance id.
+                    let back = decode(&engine_reencode, &g3(*allow)).map(|(v, _)| as_ids(&normalize(&v)));
+                    if back != Ok(as_ids(&ours_n)) {
+                        failures.push(format!("B {name}: engine re-encoding {} differs", hex(&engine_reencode)));
+                    }
+                } else if !lossy && !same_bytes(&again, &engine_reencode, &ours) {
+                    failures.push(format!(
+                        "B {name}: our re-encoding {} != the engine's {}",
+                        hex(&again),
+                        hex(&engine_reencode)
+                    ));
+                }
+            }
+            Err(e) => {
+                if engine_value != Variant::Nil {
+                    failures.push(format!("B {name}: we refused ({e}) but the engine decoded {engine_value:?}"));
+                } else {
+                    agreed_errors += 1;
+                }
+            }
+        }
+    }
+    eprintln!(
+        "godot3 differential: {} engine encodings, {} engine decodes ({} refusals agreed), {} mismatches",
+        run.encoded.len(),
+        run.decoded.len(),
+        agreed_errors,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{} mismatches with the engine:\n{}", failures.len(), failures.join("\n"));
+    assert!(run.encoded.len() >= 60 && agreed_errors >= 20);
+}
