@@ -1,1 +1,91 @@
-fn main() {}
+//! Criterion benchmarks of the NBT codec: owned parse, zero-copy parse and write over the
+//! largest samples of the shared sample set (decompressed first; decompression is not timed).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
+use def_runtime::nbt::borrow::BorrowedNbt;
+use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, read_root, read_roots};
+
+/// (file, edition, several roots)
+const FILES: &[(&str, Edition, bool)] = &[
+    (
+        "pumpkin__bedrock_biome_definitions.nbt",
+        Edition::Java,
+        false,
+    ),
+    (
+        "pumpkin__structure_ancient_city_center_2.nbt",
+        Edition::Java,
+        false,
+    ),
+    ("fastanvil__21w44a-test1.nbt", Edition::Java, false),
+    ("fastanvil__unicode.chunk", Edition::Java, false),
+    ("simdnbt__complex_player.dat", Edition::Java, false),
+    (
+        "prismarine__block_states.lev.nbt",
+        Edition::BedrockNetwork,
+        true,
+    ),
+];
+
+fn samples() -> Option<PathBuf> {
+    let base = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let d = base.join("nbt-samples");
+    d.is_dir().then_some(d)
+}
+
+fn bench(c: &mut Criterion) {
+    let Some(dir) = samples() else {
+        eprintln!("*** SKIPPED: NBT samples not found (set WIRE_SHARED_DIR) ***");
+        return;
+    };
+    let mut g = c.benchmark_group("nbt");
+    g.measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(20);
+    for &(name, edition, multi) in FILES {
+        let raw = std::fs::read(dir.join(name)).unwrap();
+        let data = compress::decompress(&raw, Compression::detect(&raw), usize::MAX)
+            .unwrap()
+            .data;
+        let opts = ReadOptions::new(edition);
+        g.throughput(Throughput::Bytes(data.len() as u64));
+        let owned = |d: &[u8]| {
+            if multi {
+                read_roots(d, &opts).unwrap()
+            } else {
+                vec![read_root(d, &opts).unwrap().0]
+            }
+        };
+        g.bench_function(format!("{name}/owned_parse"), |b| {
+            b.iter(|| owned(black_box(&data)))
+        });
+        g.bench_function(format!("{name}/borrowed_parse"), |b| {
+            b.iter(|| {
+                if multi {
+                    BorrowedNbt::read_all(black_box(&data), &opts).unwrap()
+                } else {
+                    BorrowedNbt::read(black_box(&data), &opts).unwrap()
+                }
+            })
+        });
+        let roots = owned(&data);
+        g.bench_function(format!("{name}/write"), |b| {
+            b.iter(|| {
+                let mut out = Vec::with_capacity(data.len());
+                for r in black_box(&roots) {
+                    r.write_to(&mut out, edition).unwrap();
+                }
+                out
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
     Compression, Edition, FileOptions, NbtFile, RootForm, compress, region, snbt,
@@ -69,6 +70,7 @@ struct Outcome {
     checked: usize,
     matched: Vec<String>,
     round_trips: Vec<String>,
+    borrowed: usize,
     failures: Vec<String>,
 }
 
@@ -77,6 +79,7 @@ fn check_all(dir: PathBuf) -> Outcome {
         checked: 0,
         matched: vec![],
         round_trips: vec![],
+        borrowed: 0,
         failures: vec![],
     };
     let mut names: Vec<_> = std::fs::read_dir(&dir)
@@ -126,6 +129,18 @@ fn check_all(dir: PathBuf) -> Outcome {
                                 Compression::None => raw.clone(),
                                 c => compress::decompress(&raw, c, usize::MAX).unwrap().data,
                             };
+                            // The zero-copy reader must see the same tree.
+                            let body = &plain[if f.header.is_some() { 8 } else { 0 }..];
+                            let b = if opts.all_roots {
+                                BorrowedNbt::read_all(body, &opts.read)
+                            } else {
+                                BorrowedNbt::read(body, &opts.read)
+                            };
+                            match b {
+                                Ok(b) if b.to_owned_roots() == f.roots => out.borrowed += 1,
+                                Ok(_) => fail("borrowed reader sees a different tree".into()),
+                                Err(e) => fail(format!("borrowed reader failed: {e}")),
+                            }
                             match f.to_uncompressed() {
                                 Ok(w) if w == plain[..f.consumed] => {
                                     out.round_trips.push(name.clone())
@@ -136,7 +151,16 @@ fn check_all(dir: PathBuf) -> Outcome {
                         }
                         Ok(dump::file_to_json(&f, false))
                     }
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => {
+                        // The zero-copy reader must reject it too.
+                        let plain = compress::decompress(&raw, Compression::detect(&raw), 1 << 30)
+                            .map(|d| d.data)
+                            .unwrap_or_default();
+                        if BorrowedNbt::read(&plain, &opts.read).is_ok() {
+                            fail("borrowed reader accepts a file the owned reader rejects".into());
+                        }
+                        Err(e.to_string())
+                    }
                 }
             }
         };
@@ -162,11 +186,14 @@ fn samples_match_their_dumps_and_round_trip() {
     let Some(dir) = samples_dir() else { return };
     let o = big_stack(move || check_all(dir));
     eprintln!(
-        "{} samples: {} match their dumps (or fail as expected), {} round-trip byte-identical",
+        "{} samples: {} match their dumps (or fail as expected), {} round-trip byte-identical, \
+         {} read identically by the zero-copy reader",
         o.checked,
         o.matched.len(),
-        o.round_trips.len()
+        o.round_trips.len(),
+        o.borrowed
     );
+    assert!(o.round_trips.len() >= 58 && o.borrowed >= 58);
     assert!(
         o.failures.is_empty(),
         "failures:\n{}",
