@@ -1,1 +1,548 @@
-//! serde support: `to_variant` / `from_variant` between Rust types and [`Variant`](super::Variant).
+//! serde support: [`to_variant`] / [`from_variant`] between ordinary Rust types and
+//! [`Variant`] (features `godot` + `serde`).
+//!
+//! | Rust (serde data model) | Variant |
+//! | --- | --- |
+//! | `bool` | `Bool` |
+//! | integers (`u64` only up to `i64::MAX`) | `Int` |
+//! | `f32`, `f64` | `Float` |
+//! | `char`, `str`, `String` | `String` |
+//! | bytes (`serialize_bytes`: use `#[serde(with = "def_runtime::godot::serde::bytes")]` on a `Vec<u8>`) | `PackedByteArray` |
+//! | `None`, `()`, unit structs | `Nil` |
+//! | `Some(x)`, newtype structs | the inner value |
+//! | sequences, tuples, tuple structs (`Vec<T>`, `[T; N]`, `(A, B)`) | `Array` |
+//! | maps | `Dictionary` (keys converted like values) |
+//! | structs | `Dictionary` with `String` keys, in field order |
+//! | unit enum variants | `String` (the variant name) |
+//! | other enum variants | one-entry `Dictionary` `{name: payload}` |
+//!
+//! A plain `Vec<u8>` is a sequence and becomes an `Array` of ints; mark it with the `bytes`
+//! module to get a `PackedByteArray`. [`from_variant`] accepts more than [`to_variant`]
+//! writes: `StringName` and `NodePath` (as text) for strings, packed arrays and math types
+//! (as their components) for sequences, an `Array` of ints for bytes, `Int` for floats.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{self, Serialize};
+
+use super::value::*;
+
+/// A conversion failure between a Rust value and a Variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SerdeError(pub String);
+
+impl ser::Error for SerdeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        SerdeError(msg.to_string())
+    }
+}
+
+impl de::Error for SerdeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        SerdeError(msg.to_string())
+    }
+}
+
+/// Converts a Rust value to a Variant.
+pub fn to_variant<T: Serialize + ?Sized>(value: &T) -> Result<Variant, SerdeError> {
+    value.serialize(VariantSerializer)
+}
+
+/// Converts a Variant to a Rust value (strings and bytes may be borrowed from `v`).
+pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, SerdeError> {
+    T::deserialize(VariantDeserializer(v))
+}
+
+/// `#[serde(with = "def_runtime::godot::serde::bytes")]`: a byte buffer as `PackedByteArray`.
+pub mod bytes {
+    use std::fmt;
+
+    use serde::de::{self, SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    /// Serializes with `serialize_bytes`.
+    pub fn serialize<T: AsRef<[u8]> + ?Sized, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(v.as_ref())
+    }
+
+    /// Deserializes from bytes (or a sequence of small ints).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
+}
+
+/// The serializer behind [`to_variant`].
+#[derive(Debug, Clone, Copy)]
+pub struct VariantSerializer;
+
+type SR = Result<Variant, SerdeError>;
+
+fn single(name: &str, v: Variant) -> Variant {
+    Variant::dictionary(vec![(Variant::string(name), v)])
+}
+
+impl ser::Serializer for VariantSerializer {
+    type Ok = Variant;
+    type Error = SerdeError;
+    type SerializeSeq = SeqBuilder;
+    type SerializeTuple = SeqBuilder;
+    type SerializeTupleStruct = SeqBuilder;
+    type SerializeTupleVariant = SeqBuilder;
+    type SerializeMap = MapBuilder;
+    type SerializeStruct = MapBuilder;
+    type SerializeStructVariant = MapBuilder;
+
+    fn serialize_bool(self, v: bool) -> SR {
+        Ok(Variant::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_i16(self, v: i16) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_i32(self, v: i32) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_i64(self, v: i64) -> SR {
+        Ok(Variant::Int(v))
+    }
+    fn serialize_u8(self, v: u8) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_u16(self, v: u16) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_u32(self, v: u32) -> SR {
+        Ok(Variant::Int(v.into()))
+    }
+    fn serialize_u64(self, v: u64) -> SR {
+        i64::try_from(v)
+            .map(Variant::Int)
+            .map_err(|_| SerdeError(format!("{v} does not fit Godot's 64-bit signed int")))
+    }
+    fn serialize_f32(self, v: f32) -> SR {
+        Ok(Variant::Float(v.into()))
+    }
+    fn serialize_f64(self, v: f64) -> SR {
+        Ok(Variant::Float(v))
+    }
+    fn serialize_char(self, v: char) -> SR {
+        Ok(Variant::String(v.to_string()))
+    }
+    fn serialize_str(self, v: &str) -> SR {
+        Ok(Variant::string(v))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> SR {
+        Ok(Variant::PackedByteArray(v.to_vec()))
+    }
+    fn serialize_none(self) -> SR {
+        Ok(Variant::Nil)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> SR {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> SR {
+        Ok(Variant::Nil)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> SR {
+        Ok(Variant::Nil)
+    }
+    fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> SR {
+        Ok(Variant::string(variant))
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> SR {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> SR {
+        Ok(single(variant, value.serialize(self)?))
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, SerdeError> {
+        Ok(SeqBuilder { items: Vec::with_capacity(len.unwrap_or(0).min(4096)), variant: None })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<SeqBuilder, SerdeError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder, SerdeError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<SeqBuilder, SerdeError> {
+        let mut b = self.serialize_seq(Some(len))?;
+        b.variant = Some(variant);
+        Ok(b)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<MapBuilder, SerdeError> {
+        Ok(MapBuilder { entries: Vec::with_capacity(len.unwrap_or(0).min(4096)), key: None, variant: None })
+    }
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<MapBuilder, SerdeError> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<MapBuilder, SerdeError> {
+        let mut b = self.serialize_map(Some(len))?;
+        b.variant = Some(variant);
+        Ok(b)
+    }
+}
+
+/// Collects sequence elements into an `Array`.
+#[derive(Debug)]
+pub struct SeqBuilder {
+    items: Vec<Variant>,
+    variant: Option<&'static str>,
+}
+
+impl SeqBuilder {
+    fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        self.items.push(to_variant(value)?);
+        Ok(())
+    }
+    fn done(self) -> SR {
+        let array = Variant::array(self.items);
+        Ok(match self.variant {
+            Some(name) => single(name, array),
+            None => array,
+        })
+    }
+}
+
+impl ser::SerializeSeq for SeqBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        self.push(value)
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+impl ser::SerializeTuple for SeqBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        self.push(value)
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+impl ser::SerializeTupleStruct for SeqBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        self.push(value)
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+impl ser::SerializeTupleVariant for SeqBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        self.push(value)
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+/// Collects map entries or struct fields into a `Dictionary`.
+#[derive(Debug)]
+pub struct MapBuilder {
+    entries: Vec<(Variant, Variant)>,
+    key: Option<Variant>,
+    variant: Option<&'static str>,
+}
+
+impl MapBuilder {
+    fn done(self) -> SR {
+        let dict = Variant::dictionary(self.entries);
+        Ok(match self.variant {
+            Some(name) => single(name, dict),
+            None => dict,
+        })
+    }
+}
+
+impl ser::SerializeMap for MapBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), SerdeError> {
+        self.key = Some(to_variant(key)?);
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
+        let key = self.key.take().ok_or_else(|| SerdeError("map value without a key".into()))?;
+        self.entries.push((key, to_variant(value)?));
+        Ok(())
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+impl ser::SerializeStruct for MapBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), SerdeError> {
+        self.entries.push((Variant::string(key), to_variant(value)?));
+        Ok(())
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+impl ser::SerializeStructVariant for MapBuilder {
+    type Ok = Variant;
+    type Error = SerdeError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), SerdeError> {
+        self.entries.push((Variant::string(key), to_variant(value)?));
+        Ok(())
+    }
+    fn end(self) -> SR {
+        self.done()
+    }
+}
+
+/// The deserializer behind [`from_variant`].
+#[derive(Debug, Clone, Copy)]
+pub struct VariantDeserializer<'de>(pub &'de Variant);
+
+fn seq_of<'de, I, V>(items: I, visitor: V) -> Result<V::Value, SerdeError>
+where
+    I: Iterator,
+    I::Item: IntoDeserializer<'de, SerdeError>,
+    V: Visitor<'de>,
+{
+    let mut seq = de::value::SeqDeserializer::new(items);
+    let value = visitor.visit_seq(&mut seq)?;
+    seq.end()?;
+    Ok(value)
+}
+
+impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
+    type Error = SerdeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
+        match self.0 {
+            Variant::Nil | Variant::Callable | Variant::Object(Object::Null) => visitor.visit_unit(),
+            Variant::Bool(b) => visitor.visit_bool(*b),
+            Variant::Int(i) => visitor.visit_i64(*i),
+            Variant::Float(f) => visitor.visit_f64(*f),
+            Variant::String(s) | Variant::StringName(s) => visitor.visit_borrowed_str(s),
+            Variant::NodePath(p) => visitor.visit_string(p.to_string()),
+            Variant::Rid(id) | Variant::Object(Object::Id(id)) => visitor.visit_u64(*id),
+            Variant::Signal(s) => visitor.visit_borrowed_str(&s.name),
+            Variant::PackedByteArray(b) => visitor.visit_borrowed_bytes(b),
+            Variant::Array(a) => visitor.visit_seq(Seq(a.items.iter())),
+            Variant::Dictionary(d) => visitor.visit_map(Map { iter: d.entries.iter(), value: None }),
+            Variant::Object(Object::Full(o)) => visitor.visit_map(Props { iter: o.properties.iter(), value: None }),
+            Variant::Vector2(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Vector3(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Vector4(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Rect2(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Plane(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Quaternion(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Aabb(x) => seq_of(x.to_array().into_iter(), visitor),
+            Variant::Transform2D(x) => seq_of(x.0.into_iter(), visitor),
+            Variant::Basis(x) => seq_of(x.0.into_iter(), visitor),
+            Variant::Transform3D(x) => seq_of(x.0.into_iter(), visitor),
+            Variant::Projection(x) => seq_of(x.0.into_iter(), visitor),
+            Variant::Color(c) => seq_of(c.to_array().into_iter(), visitor),
+            Variant::Vector2i(v) => seq_of([v.x, v.y].into_iter(), visitor),
+            Variant::Vector3i(v) => seq_of([v.x, v.y, v.z].into_iter(), visitor),
+            Variant::Vector4i(v) => seq_of([v.x, v.y, v.z, v.w].into_iter(), visitor),
+            Variant::Rect2i(v) => seq_of([v.x, v.y, v.w, v.h].into_iter(), visitor),
+            Variant::PackedInt32Array(a) => seq_of(a.iter().copied(), visitor),
+            Variant::PackedInt64Array(a) => seq_of(a.iter().copied(), visitor),
+            Variant::PackedFloat32Array(a) => seq_of(a.iter().copied(), visitor),
+            Variant::PackedFloat64Array(a) => seq_of(a.iter().copied(), visitor),
+            Variant::PackedStringArray(a) => seq_of(a.iter().map(String::as_str), visitor),
+            Variant::PackedVector2Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
+            Variant::PackedVector3Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
+            Variant::PackedVector4Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
+            Variant::PackedColorArray(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
+        match self.0 {
+            Variant::Nil | Variant::Object(Object::Null) => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, SerdeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SerdeError> {
+        match self.0 {
+            Variant::String(s) | Variant::StringName(s) => visitor.visit_enum(s.as_str().into_deserializer()),
+            Variant::Dictionary(d) if d.entries.len() == 1 => {
+                let (k, v) = &d.entries[0];
+                match k {
+                    Variant::String(name) | Variant::StringName(name) => visitor.visit_enum(Enum { name, value: v }),
+                    _ => Err(SerdeError("enum variant name must be a String".into())),
+                }
+            }
+            other => Err(SerdeError(format!(
+                "expected an enum (String or one-entry Dictionary), found {}",
+                other.variant_type()
+            ))),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+struct Seq<'de>(std::slice::Iter<'de, Variant>);
+
+impl<'de> SeqAccess<'de> for Seq<'de> {
+    type Error = SerdeError;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, SerdeError> {
+        self.0.next().map(|v| seed.deserialize(VariantDeserializer(v))).transpose()
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct Map<'de> {
+    iter: std::slice::Iter<'de, (Variant, Variant)>,
+    value: Option<&'de Variant>,
+}
+
+impl<'de> MapAccess<'de> for Map<'de> {
+    type Error = SerdeError;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, SerdeError> {
+        match self.iter.next() {
+            Some((k, v)) => {
+                self.value = Some(v);
+                seed.deserialize(VariantDeserializer(k)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, SerdeError> {
+        let v = self.value.take().ok_or_else(|| SerdeError("map value requested before its key".into()))?;
+        seed.deserialize(VariantDeserializer(v))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+struct Props<'de> {
+    iter: std::slice::Iter<'de, (String, Variant)>,
+    value: Option<&'de Variant>,
+}
+
+impl<'de> MapAccess<'de> for Props<'de> {
+    type Error = SerdeError;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, SerdeError> {
+        match self.iter.next() {
+            Some((k, v)) => {
+                self.value = Some(v);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, SerdeError> {
+        let v = self.value.take().ok_or_else(|| SerdeError("property value requested before its name".into()))?;
+        seed.deserialize(VariantDeserializer(v))
+    }
+}
+
+struct Enum<'de> {
+    name: &'de str,
+    value: &'de Variant,
+}
+
+impl<'de> de::EnumAccess<'de> for Enum<'de> {
+    type Error = SerdeError;
+    type Variant = VariantAccess<'de>;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantAccess<'de>), SerdeError> {
+        let name = seed.deserialize(de::value::BorrowedStrDeserializer::<SerdeError>::new(self.name))?;
+        Ok((name, VariantAccess(self.value)))
+    }
+}
+
+struct VariantAccess<'de>(&'de Variant);
+
+impl<'de> de::VariantAccess<'de> for VariantAccess<'de> {
+    type Error = SerdeError;
+    fn unit_variant(self) -> Result<(), SerdeError> {
+        Ok(())
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SerdeError> {
+        seed.deserialize(VariantDeserializer(self.0))
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SerdeError> {
+        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, SerdeError> {
+        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+    }
+}

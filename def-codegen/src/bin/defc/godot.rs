@@ -1,16 +1,195 @@
-//! `defc godot`: placeholder until the godot codec lands.
+//! `defc godot`: decode Godot Variant bytes to the typed JSON form and encode it back.
+//!
+//! ```text
+//! defc godot decode [--godot 3|4] [--allow-objects] [--framing bare|stream|stream-be|base64] [--strict] HEX|-
+//! defc godot encode [--godot 3|4] [--full-objects] [--double-precision] [--framing …] JSON|-
+//! ```
+//!
+//! `-` reads standard input. Decoding refuses exactly what the engine refuses (exit status 1,
+//! the error with its byte offset, path and engine error code on stderr); trailing bytes after
+//! the value are reported on stderr but accepted, as the engine does, unless `--strict`. The
+//! JSON form is documented in `def_runtime::godot::json`. `--godot` defaults to 4.
 
+use std::io::Read;
 use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use def_runtime::godot::framing::{self, FrameDecoder, Framing};
+use def_runtime::godot::json::{from_json_str, parse_hex, to_json};
+use def_runtime::godot::{DecodeOptions, EncodeOptions, Version, decode};
 
 /// `defc godot` subcommands.
 #[derive(clap::Subcommand)]
 pub enum Cmd {
-    /// Not yet available.
-    Todo,
+    /// Decode hex bytes (as `bytes2var` / `get_var`) and print the value as typed JSON.
+    Decode(DecodeArgs),
+    /// Encode a typed-JSON value (as `var2bytes` / `put_var`) and print the bytes as hex.
+    Encode(EncodeArgs),
+}
+
+/// Engine generation.
+#[derive(Clone, Copy, ValueEnum)]
+enum GodotVersion {
+    /// Godot 3.x.
+    #[value(name = "3")]
+    V3,
+    /// Godot 4.x.
+    #[value(name = "4")]
+    V4,
+}
+
+impl From<GodotVersion> for Version {
+    fn from(v: GodotVersion) -> Version {
+        match v {
+            GodotVersion::V3 => Version::Godot3,
+            GodotVersion::V4 => Version::Godot4,
+        }
+    }
+}
+
+/// What surrounds the bare encoding.
+#[derive(Clone, Copy, ValueEnum)]
+enum FramingArg {
+    /// The bare encoding (`var2bytes`, `PacketPeer.put_var`).
+    Bare,
+    /// Little-endian u32 length prefix per value (`StreamPeer.put_var`, `File.store_var`, `PacketPeerStream`).
+    Stream,
+    /// Big-endian u32 length prefix (`big_endian` / `endian_swap` streams and files).
+    StreamBe,
+    /// Base64 text of the bare encoding (`Marshalls.variant_to_base64`).
+    Base64,
+}
+
+/// Arguments of `defc godot decode`.
+#[derive(Args)]
+pub struct DecodeArgs {
+    /// Engine generation that wrote the bytes.
+    #[arg(long = "godot", value_enum, default_value = "4")]
+    godot: GodotVersion,
+    /// Accept full objects (`bytes2var(bytes, true)`); refused otherwise, as the engine does.
+    #[arg(long)]
+    allow_objects: bool,
+    /// Framing of the input.
+    #[arg(long, value_enum, default_value = "bare")]
+    framing: FramingArg,
+    /// Refuse trailing bytes after the value (the engine ignores them).
+    #[arg(long)]
+    strict: bool,
+    /// Hex bytes (whitespace ignored; base64 text with `--framing base64`), or `-` for stdin.
+    input: String,
+}
+
+/// Arguments of `defc godot encode`.
+#[derive(Args)]
+pub struct EncodeArgs {
+    /// Engine generation that will read the bytes.
+    #[arg(long = "godot", value_enum, default_value = "4")]
+    godot: GodotVersion,
+    /// As `var2bytes(value, true)`: typed containers keep their class / script names.
+    #[arg(long)]
+    full_objects: bool,
+    /// As a Godot 4 `real_t = double` build: math types with 64-bit components.
+    #[arg(long)]
+    double_precision: bool,
+    /// Framing of the output.
+    #[arg(long, value_enum, default_value = "bare")]
+    framing: FramingArg,
+    /// The value in typed JSON, or `-` for stdin.
+    input: String,
 }
 
 /// Runs one `defc godot` subcommand.
-pub fn run(_cmd: Cmd) -> ExitCode {
-    eprintln!("defc godot: not implemented yet");
-    ExitCode::FAILURE
+pub fn run(cmd: Cmd) -> ExitCode {
+    let result = match cmd {
+        Cmd::Decode(args) => run_decode(args),
+        Cmd::Encode(args) => run_encode(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("defc godot: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_input(arg: &str) -> Result<String, String> {
+    if arg == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+        Ok(s)
+    } else {
+        Ok(arg.to_owned())
+    }
+}
+
+fn print_json(v: &serde_json::Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| format!("cannot print JSON: {e}"))?;
+    println!("{text}");
+    Ok(())
+}
+
+fn run_decode(args: DecodeArgs) -> Result<(), String> {
+    let text = read_input(&args.input)?;
+    let options = DecodeOptions::new(args.godot.into()).allow_objects(args.allow_objects);
+    match args.framing {
+        FramingArg::Base64 => {
+            let v = framing::from_base64(&text, &options).map_err(|e| e.to_string())?;
+            print_json(&to_json(&v))
+        }
+        FramingArg::Bare => {
+            let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
+            let (v, used) = decode(&bytes, &options).map_err(|e| e.to_string())?;
+            if used < bytes.len() {
+                let msg = format!("{} trailing bytes after a value of {used} bytes", bytes.len() - used);
+                if args.strict {
+                    return Err(msg);
+                }
+                eprintln!("defc godot: note: {msg} (ignored, as the engine does)");
+            }
+            print_json(&to_json(&v))
+        }
+        FramingArg::Stream | FramingArg::StreamBe => {
+            let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
+            let f = Framing::StreamPeer { big_endian: matches!(args.framing, FramingArg::StreamBe) };
+            let mut frames = FrameDecoder::with_framing(options, f).max_frame_len(usize::MAX);
+            frames.push(&bytes);
+            let mut values = Vec::new();
+            while let Some(v) = frames.next_value().map_err(|e| e.to_string())? {
+                values.push(to_json(&v));
+            }
+            if frames.buffered() > 0 {
+                let msg = format!("{} bytes of an incomplete frame at the end", frames.buffered());
+                if args.strict || values.is_empty() {
+                    return Err(msg);
+                }
+                eprintln!("defc godot: note: {msg}");
+            }
+            for v in &values {
+                print_json(v)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn run_encode(args: EncodeArgs) -> Result<(), String> {
+    let text = read_input(&args.input)?;
+    let value = from_json_str(&text).map_err(|e| format!("bad typed JSON: {e}"))?;
+    let options = EncodeOptions::new(args.godot.into())
+        .full_objects(args.full_objects)
+        .double_precision(args.double_precision);
+    let out = match args.framing {
+        FramingArg::Base64 => {
+            println!("{}", framing::to_base64(&value, &options).map_err(|e| e.to_string())?);
+            return Ok(());
+        }
+        FramingArg::Bare => def_runtime::godot::encode(&value, &options),
+        FramingArg::Stream => framing::put_var(&value, &options, false),
+        FramingArg::StreamBe => framing::put_var(&value, &options, true),
+    }
+    .map_err(|e| e.to_string())?;
+    let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();
+    println!("{hex}");
+    Ok(())
 }
