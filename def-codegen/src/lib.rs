@@ -1,1 +1,14 @@
-//! Code generation for TERA `.def` files.
+//! Code generation for TERA `.def` files: typed Rust structs with decode and encode.
+//!
+//! * [`emit`] turns a resolved layout into items (tokens, or a formatted file);
+//! * [`naming`] makes Rust names from `.def` names;
+//! * [`Config`] is the build.rs API.
+#![warn(missing_docs)]
+
+pub mod emit;
+pub mod naming;
+
+pub use emit::{EmitOptions, Serde, emit, generate};
+pub mod config;
+
+pub use config::{Config, Error, Generated, compile_defs};

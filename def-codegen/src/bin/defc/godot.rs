@@ -116,7 +116,9 @@ pub fn run(cmd: Cmd) -> ExitCode {
 fn read_input(arg: &str) -> Result<String, String> {
     if arg == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read stdin: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
         Ok(s)
     } else {
         Ok(arg.to_owned())
@@ -141,7 +143,10 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
             let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
             let (v, used) = decode(&bytes, &options).map_err(|e| e.to_string())?;
             if used < bytes.len() {
-                let msg = format!("{} trailing bytes after a value of {used} bytes", bytes.len() - used);
+                let msg = format!(
+                    "{} trailing bytes after a value of {used} bytes",
+                    bytes.len() - used
+                );
                 if args.strict {
                     return Err(msg);
                 }
@@ -151,7 +156,9 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
         }
         FramingArg::Stream | FramingArg::StreamBe => {
             let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
-            let f = Framing::StreamPeer { big_endian: matches!(args.framing, FramingArg::StreamBe) };
+            let f = Framing::StreamPeer {
+                big_endian: matches!(args.framing, FramingArg::StreamBe),
+            };
             let mut frames = FrameDecoder::with_framing(options, f).max_frame_len(usize::MAX);
             frames.push(&bytes);
             let mut values = Vec::new();
@@ -159,7 +166,10 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
                 values.push(to_json(&v));
             }
             if frames.buffered() > 0 {
-                let msg = format!("{} bytes of an incomplete frame at the end", frames.buffered());
+                let msg = format!(
+                    "{} bytes of an incomplete frame at the end",
+                    frames.buffered()
+                );
                 if args.strict || values.is_empty() {
                     return Err(msg);
                 }
@@ -181,7 +191,10 @@ fn run_encode(args: EncodeArgs) -> Result<(), String> {
         .double_precision(args.double_precision);
     let out = match args.framing {
         FramingArg::Base64 => {
-            println!("{}", framing::to_base64(&value, &options).map_err(|e| e.to_string())?);
+            println!(
+                "{}",
+                framing::to_base64(&value, &options).map_err(|e| e.to_string())?
+            );
             return Ok(());
         }
         FramingArg::Bare => def_runtime::godot::encode(&value, &options),

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+#[cfg(feature = "godot")]
 mod godot;
+#[cfg(feature = "nbt")]
 mod nbt;
 
 /// Command-line front end of the toolkit.
@@ -18,9 +20,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Godot binary Variant tools.
+    #[cfg(feature = "godot")]
     #[command(subcommand)]
     Godot(godot::Cmd),
     /// Minecraft NBT tools.
+    #[cfg(feature = "nbt")]
     #[command(subcommand)]
     Nbt(nbt::Cmd),
 }
@@ -28,7 +32,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        #[cfg(feature = "godot")]
         Command::Godot(cmd) => godot::run(cmd),
+        #[cfg(feature = "nbt")]
         Command::Nbt(cmd) => nbt::run(cmd),
     }
 }

@@ -1,0 +1,84 @@
+//! Every golden vector of `tera-vectors/public.jsonl`, both ways, through the generated code:
+//! decode the bytes and serialize to the JSON form; deserialize the JSON and encode to the bytes.
+
+#![cfg(feature = "serde")]
+
+use std::path::PathBuf;
+
+use def_runtime::Options;
+use serde_json::Value;
+
+fn vectors() -> Option<PathBuf> {
+    let dir = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let f = dir.join("tera-vectors/public.jsonl");
+    if f.is_file() {
+        Some(f)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("vectors not found at {}", f.display());
+    } else {
+        eprintln!(
+            "SKIPPED: vectors not found at {} (set WIRE_SHARED_DIR)",
+            f.display()
+        );
+        None
+    }
+}
+
+fn from_hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn public_vectors_through_generated_code() {
+    let Some(file) = vectors() else { return };
+    if protocol_defs::DEFINITIONS.len() < 836 {
+        if std::env::var_os("CI").is_some() {
+            panic!("protocol-defs was built without the corpus");
+        }
+        eprintln!("SKIPPED: protocol-defs was built without the corpus");
+        return;
+    }
+    let text = std::fs::read_to_string(file).unwrap();
+    let (mut passed, mut failed) = (0usize, Vec::new());
+    for (n, line) in text.lines().enumerate() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let def =
+            protocol_defs::definition(v["def"].as_str().unwrap()).expect("definition compiled");
+        let opts = Options::new().padding(v["padding"].as_bool().unwrap());
+        let bytes = from_hex(v["hex"].as_str().unwrap());
+        let mut problems = Vec::new();
+        match (def.decode_json)(&bytes, opts) {
+            Ok(got) if got == v["object"] => {}
+            Ok(got) => problems.push(format!("decode differs: got {got}")),
+            Err(e) => problems.push(format!("decode error: {e}")),
+        }
+        match (def.encode_json)(&v["object"], 0x1234, opts) {
+            Ok(got) if got == bytes => {}
+            Ok(_) => problems.push("encode differs".to_string()),
+            Err(e) => problems.push(format!("encode error: {e}")),
+        }
+        if problems.is_empty() {
+            passed += 1;
+        } else {
+            failed.push(format!(
+                "line {} ({}): {}",
+                n + 1,
+                def.file,
+                problems.join("; ")
+            ));
+        }
+    }
+    println!("{passed} passed, {} failed", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} failed; first:\n{}",
+        failed.len(),
+        failed[..failed.len().min(5)].join("\n")
+    );
+    assert_eq!(passed, 16549);
+}
