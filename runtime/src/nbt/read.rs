@@ -204,6 +204,9 @@ struct Reader<'c, 'a, F> {
     c: &'c mut Cur<'a>,
     max_depth: usize,
     lenient: bool,
+    /// Entries of the compounds being read, innermost last: each compound collects here and
+    /// then moves its entries into one exactly sized allocation.
+    scratch: Vec<(NbtString, Tag)>,
     _f: std::marker::PhantomData<F>,
 }
 
@@ -213,6 +216,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             c,
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
+            scratch: Vec::new(),
             _f: std::marker::PhantomData,
         }
     }
@@ -281,7 +285,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
 
     fn compound(&mut self, depth: usize) -> Result<Compound> {
         let depth = self.enter(depth)?;
-        let mut entries = Vec::new();
+        let start = self.scratch.len();
         loop {
             let at = self.c.pos;
             let id = self.c.u8()?;
@@ -291,11 +295,11 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
             let name = self.string()?;
             match self.payload(ty, depth) {
-                Ok(v) => entries.push((name, v)),
+                Ok(v) => self.scratch.push((name, v)),
                 Err(e) => return Err(e.in_key(name.as_mutf8())),
             }
         }
-        Ok(Compound::from_entries(entries))
+        Ok(Compound::from_entries(self.scratch.drain(start..).collect()))
     }
 
     fn list(&mut self, depth: usize) -> Result<List> {

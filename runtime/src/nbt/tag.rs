@@ -112,56 +112,134 @@ impl fmt::Display for TagType {
 ///
 /// Keeping the bytes makes strings that are not valid Unicode (lone surrogates) lossless, and
 /// makes reading cheap (no decoding). Bedrock's UTF-8 strings are converted to this form on read
-/// and back on write; for ASCII the two are the same bytes.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct NbtString(Box<[u8]>);
+/// and back on write; for ASCII the two are the same bytes. Strings of up to 22 bytes (most keys
+/// and many values) are stored inline, without a heap allocation.
+#[derive(Clone)]
+pub struct NbtString(Repr);
+
+const INLINE: usize = 22;
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, buf: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+impl Default for NbtString {
+    fn default() -> NbtString {
+        NbtString(Repr::Inline {
+            len: 0,
+            buf: [0; INLINE],
+        })
+    }
+}
+
+impl PartialEq for NbtString {
+    #[inline]
+    fn eq(&self, other: &NbtString) -> bool {
+        self.as_mutf8() == other.as_mutf8()
+    }
+}
+
+impl Eq for NbtString {}
+
+impl std::hash::Hash for NbtString {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.as_mutf8().hash(h)
+    }
+}
+
+impl PartialOrd for NbtString {
+    fn partial_cmp(&self, other: &NbtString) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for NbtString {
+    fn cmp(&self, other: &NbtString) -> std::cmp::Ordering {
+        self.as_mutf8().cmp(other.as_mutf8())
+    }
+}
 
 impl NbtString {
+    /// Copies MUTF-8 bytes as they are (not validated; decoding is lossy on malformed bytes).
+    #[inline]
+    pub fn from_mutf8_slice(bytes: &[u8]) -> NbtString {
+        if bytes.len() <= INLINE {
+            let mut buf = [0u8; INLINE];
+            buf[..bytes.len()].copy_from_slice(bytes);
+            NbtString(Repr::Inline {
+                len: bytes.len() as u8,
+                buf,
+            })
+        } else {
+            NbtString(Repr::Heap(bytes.into()))
+        }
+    }
+
     /// Wraps MUTF-8 bytes as they are (not validated; decoding is lossy on malformed bytes).
     #[inline]
-    pub fn from_mutf8(bytes: impl Into<Box<[u8]>>) -> NbtString {
-        NbtString(bytes.into())
+    pub fn from_mutf8(bytes: impl AsRef<[u8]>) -> NbtString {
+        NbtString::from_mutf8_slice(bytes.as_ref())
     }
 
     /// Encodes UTF-16 code units (lone surrogates allowed).
     pub fn from_utf16(units: &[u16]) -> NbtString {
-        NbtString(mutf8::from_utf16(units).into())
+        NbtString::from_mutf8_slice(&mutf8::from_utf16(units))
     }
 
     /// The raw MUTF-8 bytes.
     #[inline]
     pub fn as_mutf8(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Repr::Inline { len, buf } => &buf[..*len as usize],
+            Repr::Heap(b) => b,
+        }
+    }
+
+    /// Byte length of the MUTF-8 form.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.as_mutf8().len()
+    }
+
+    /// Whether the string is empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// The text, or `None` if it is not valid Unicode.
     pub fn to_str(&self) -> Option<Cow<'_, str>> {
-        mutf8::to_str(&self.0)
+        mutf8::to_str(self.as_mutf8())
     }
 
     /// The text with lone surrogates replaced by U+FFFD.
     pub fn to_str_lossy(&self) -> Cow<'_, str> {
-        mutf8::to_str_lossy(&self.0)
+        mutf8::to_str_lossy(self.as_mutf8())
     }
 
     /// The text as UTF-16 code units (exact, lone surrogates included).
     pub fn to_utf16(&self) -> Vec<u16> {
-        mutf8::to_utf16(&self.0)
+        mutf8::to_utf16(self.as_mutf8())
     }
 
     /// Whether the text equals `s` (compares encoded bytes, no allocation for ASCII).
     pub fn eq_str(&self, s: &str) -> bool {
         if s.bytes().all(|b| b != 0 && b < 0x80) {
-            &*self.0 == s.as_bytes()
+            self.as_mutf8() == s.as_bytes()
         } else {
-            *self.0 == *mutf8::from_str(s)
+            self.as_mutf8() == &*mutf8::from_str(s)
         }
     }
 }
 
 impl From<&str> for NbtString {
     fn from(s: &str) -> NbtString {
-        NbtString(mutf8::from_str(s).into())
+        if s.bytes().all(|b| b != 0 && b < 0x80) {
+            return NbtString::from_mutf8_slice(s.as_bytes());
+        }
+        NbtString::from_mutf8_slice(&mutf8::from_str(s))
     }
 }
 

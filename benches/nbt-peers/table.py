@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Turns criterion's estimates from the peers bench into the markdown table of docs/nbt-bench.md.
+
+Usage: table.py CRITERION_DIR SAMPLES_DIR  (prints markdown on stdout)."""
+import json, os, sys, gzip, zlib
+
+crit, samples = sys.argv[1], sys.argv[2]
+def size(name):
+    raw = open(os.path.join(samples, name), "rb").read()
+    if raw[:2] == b"\x1f\x8b":
+        return len(gzip.decompress(raw))
+    if raw[:1] == b"\x78":
+        return len(zlib.decompress(raw))
+    return len(raw)
+
+def mbps(group, fn, n):
+    # criterion sanitises '/' in group names to '_'
+    p = os.path.join(crit, group.replace("/", "_"), fn, "new", "estimates.json")
+    if not os.path.exists(p):
+        return None
+    ns = json.load(open(p))["mean"]["point_estimate"]
+    return n / (ns / 1e9) / 1e6
+
+peers = ["simdnbt_owned", "simdnbt_borrowed", "valence_nbt", "fastnbt"]
+files = sorted({d.split("_", 1)[1] for d in os.listdir(crit) if d.startswith(("parse_", "write_"))})
+for op, ours_list in [("parse", ["ours_owned", "ours_borrowed"]), ("write", ["ours_owned"])]:
+    print(f"\n### {op} (MB/s; ratio = ours / peer, >1 means ours is faster)\n")
+    head = ["file", "size"] + ours_list + peers
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for f in files:
+        n = size(f)
+        ours = {o: mbps(f"{op}/{f}", o, n) for o in ours_list}
+        row = [f"`{f}`", f"{n/1e3:.0f} kB"] + [f"{ours[o]:.0f}" for o in ours_list]
+        for p in peers:
+            v = mbps(f"{op}/{f}", p, n)
+            if v is None:
+                row.append("–")
+                continue
+            # Compare like with like: borrowed peers against our borrowed reader.
+            mine = ours.get("ours_borrowed") if p.endswith("borrowed") and "ours_borrowed" in ours else ours["ours_owned"]
+            row.append(f"{v:.0f} (×{mine / v:.2f})")
+        print("| " + " | ".join(row) + " |")
