@@ -2,7 +2,11 @@
 
 use std::process::ExitCode;
 
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand};
+
+mod tera;
 
 #[cfg(feature = "godot")]
 mod godot;
@@ -19,6 +23,54 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Parse and resolve .def files or folders; print diagnostics and a summary.
+    Check {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Every warning is an error.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Decode a packet (hex, header included) to JSON.
+    Decode {
+        /// The definition.
+        #[arg(long = "def")]
+        def: PathBuf,
+        /// Eight bytes of padding after the header.
+        #[arg(long)]
+        padding: bool,
+        /// Reject trailing bytes, wrong lengths and wrong `here` values.
+        #[arg(long)]
+        strict: bool,
+        /// The packet as hex, or `-` for standard input.
+        hex: String,
+    },
+    /// Encode JSON to a packet, printed as hex.
+    Encode {
+        /// The definition.
+        #[arg(long = "def")]
+        def: PathBuf,
+        /// Eight bytes of padding after the header.
+        #[arg(long)]
+        padding: bool,
+        /// The opcode to put in the header.
+        #[arg(long, default_value = "0", value_parser = parse_u16)]
+        opcode: u16,
+        /// Write defaults (0, empty) for fields the JSON leaves out instead of failing.
+        #[arg(long)]
+        fill_missing: bool,
+        /// The packet as JSON, or `-` for standard input.
+        json: String,
+    },
+    /// Check vectors in the tera-vectors form through the dynamic codec, both ways.
+    Vectors {
+        /// The definitions folder.
+        #[arg(long)]
+        defs: PathBuf,
+        /// The JSON Lines file, or `-` for standard input.
+        file: String,
+    },
     /// Godot binary Variant tools.
     #[cfg(feature = "godot")]
     #[command(subcommand)]
@@ -29,9 +81,33 @@ enum Command {
     Nbt(nbt::Cmd),
 }
 
+/// A `u16` in decimal or `0x` hex.
+fn parse_u16(s: &str) -> Result<u16, String> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => s.parse(),
+    }
+    .map_err(|e| format!("{s}: {e}"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Check { paths, strict } => tera::check(&paths, strict),
+        Command::Decode {
+            def,
+            padding,
+            strict,
+            hex,
+        } => tera::decode(&def, padding, strict, &hex),
+        Command::Encode {
+            def,
+            padding,
+            opcode,
+            fill_missing,
+            json,
+        } => tera::encode(&def, padding, opcode, fill_missing, &json),
+        Command::Vectors { defs, file } => tera::vectors(&defs, &file),
         #[cfg(feature = "godot")]
         Command::Godot(cmd) => godot::run(cmd),
         #[cfg(feature = "nbt")]
