@@ -1,8 +1,9 @@
 //! `decode_variant`: bytes → [`Variant`], with every check the engine makes (SPEC.md §7).
 //!
-//! The decoder is recursive with a hard depth limit of 1024 (the engine's
-//! `MAX_RECURSION_DEPTH`), checked before descending, so stack use is bounded by 1025 small
-//! frames whatever the input. Every length is checked against the remaining bytes before any
+//! The decoder is iterative: open containers live on an explicit stack limited to the
+//! engine's `MAX_RECURSION_DEPTH` of 1024 (top level 0, each element, key, value or property
+//! one deeper), so no input can exhaust the call stack. Every length is checked against the
+//! remaining bytes before any
 //! allocation; Array and Dictionary counts (which the engine does not check up front) never
 //! reserve memory, their vectors grow only with elements actually decoded, so memory stays a
 //! small multiple of the input size.
@@ -69,7 +70,7 @@ pub fn decode(bytes: &[u8], options: &DecodeOptions) -> Result<(Variant, usize),
         opts: *options,
         max_depth: options.max_depth.min(MAX_DEPTH),
     };
-    let v = r.value(0)?;
+    let v = r.value()?;
     Ok((v, r.pos.min(bytes.len())))
 }
 
@@ -186,6 +187,90 @@ fn godot3_utf8(body: &[u8]) -> Result<String, usize> {
         i += len;
     }
     Ok(out)
+}
+
+/// What reading a header gave: a whole value, or a container whose children follow.
+enum Start {
+    Value(Variant),
+    Open(Open),
+}
+
+/// A container being filled by the iterative decoder.
+enum Open {
+    Array { element_type: ContainerType, items: Vec<Variant>, count: usize },
+    Dict(Box<DictFill>),
+    Object { object: Box<FullObject>, count: u32, name: Option<(String, usize)> },
+}
+
+struct DictFill {
+    dict: Dictionary,
+    /// Key hash → entry indices, built once the dictionary is big enough for it to pay.
+    index: Option<HashMap<u64, Vec<usize>>>,
+    count: usize,
+    read: usize,
+    key: Option<Variant>,
+}
+
+impl DictFill {
+    /// Engine: `d[key] = value` — a repeated key keeps its first position, the later value wins.
+    fn insert(&mut self, key: Variant, value: Variant, version: Version) {
+        let entries = &mut self.dict.entries;
+        if entries.len() >= 16 && self.index.is_none() {
+            let mut map: HashMap<u64, Vec<usize>> = HashMap::new();
+            for (j, (k, _)) in entries.iter().enumerate() {
+                map.entry(key_hash(k, version)).or_default().push(j);
+            }
+            self.index = Some(map);
+        }
+        let existing = match &mut self.index {
+            None => entries.iter().position(|(k, _)| k.godot_key_eq(&key, version)),
+            Some(map) => {
+                let slot = map.entry(key_hash(&key, version)).or_default();
+                let found = slot.iter().copied().find(|&j| entries[j].0.godot_key_eq(&key, version));
+                if found.is_none() {
+                    slot.push(entries.len());
+                }
+                found
+            }
+        };
+        match existing {
+            Some(j) => entries[j].1 = value,
+            None => entries.push((key, value)),
+        }
+    }
+}
+
+impl Open {
+    fn done(&self) -> bool {
+        match self {
+            Open::Array { items, count, .. } => items.len() >= *count,
+            Open::Dict(f) => f.read >= f.count && f.key.is_none(),
+            Open::Object { object, count, .. } => object.properties.len() >= *count as usize,
+        }
+    }
+
+    fn finish(self) -> Variant {
+        match self {
+            Open::Array { element_type, items, .. } => Variant::Array(Box::new(Array { element_type, items })),
+            Open::Dict(f) => Variant::Dictionary(Box::new(f.dict)),
+            Open::Object { object, .. } => Variant::Object(Object::Full(object)),
+        }
+    }
+
+    /// Adds this container's step to the path of an error inside it.
+    fn wrap(&self, e: DecodeError) -> DecodeError {
+        match self {
+            Open::Array { items, .. } => e.within(PathSegment::Index(items.len())),
+            Open::Dict(f) => match &f.key {
+                None => e.within(PathSegment::KeyAt(f.read)),
+                Some(k) => e.within(PathSegment::Key(key_label(k))),
+            },
+            Open::Object { object, name, .. } => match name {
+                Some((n, _)) => e.within(PathSegment::Property(n.clone())),
+                None => e.within(PathSegment::Part("property name")).within(PathSegment::Index(object.properties.len())),
+            },
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -342,45 +427,154 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn child(&mut self, depth: usize, seg: impl FnOnce() -> PathSegment) -> R<Variant> {
-        self.value(depth + 1).map_err(|e| e.within(seg()))
+    /// Decodes one value without recursion: open containers live on an explicit stack (at
+    /// most 1025 entries), so no input can exhaust the call stack.
+    fn value(&mut self) -> R<Variant> {
+        let mut stack: Vec<Open> = Vec::new();
+        self.run(&mut stack).map_err(|mut e| {
+            for frame in stack.iter().rev() {
+                e = frame.wrap(e);
+            }
+            e
+        })
     }
 
-    fn value(&mut self, depth: usize) -> R<Variant> {
+    fn run(&mut self, stack: &mut Vec<Open>) -> R<Variant> {
+        loop {
+            // A full object's property name comes before each property value.
+            if let Some(Open::Object { name: name @ None, .. }) = stack.last_mut() {
+                let s = self.string()?;
+                *name = Some((s, self.pos));
+            }
+            let mut v = match self.start(stack.len())? {
+                Start::Value(v) => v,
+                Start::Open(o) if o.done() => o.finish(),
+                Start::Open(o) => {
+                    stack.push(o);
+                    continue;
+                }
+            };
+            loop {
+                let Some(top) = stack.last_mut() else {
+                    return Ok(v);
+                };
+                self.accept(top, v)?;
+                if !top.done() {
+                    break;
+                }
+                v = stack.pop().map(Open::finish).unwrap_or_default();
+            }
+        }
+    }
+
+    /// Reads a value's header: a finished value, or a container to fill.
+    fn start(&mut self, depth: usize) -> R<Start> {
         let version = self.opts.version;
         if depth > self.max_depth {
-            return Err(self.err(
-                DecodeErrorKind::TooDeep {
-                    depth,
-                    limit: self.max_depth,
-                },
-                self.pos,
-            ));
+            return Err(self.err(DecodeErrorKind::TooDeep { depth, limit: self.max_depth }, self.pos));
         }
         let start = self.pos;
         if self.remaining() < 4 {
-            return Err(self.err(
-                DecodeErrorKind::MissingHeader {
-                    remaining: self.remaining(),
-                },
-                start,
-            ));
+            return Err(self.err(DecodeErrorKind::MissingHeader { remaining: self.remaining() }, start));
         }
         let header = self.u32("header")?;
         let id = header & 0xFF;
         let flags = header >> 16;
-        let flag64 = flags & 1 != 0;
         let Some(ty) = VariantType::from_id(id, version) else {
             return Err(self.err(DecodeErrorKind::UnknownType { id, version }, start));
         };
-        // Containers recurse; everything else goes through `leaf`, kept out of line so that the
-        // recursive frames stay small (1025 of them must fit a 2 MiB test-thread stack in debug).
         match ty {
-            VariantType::Array => self.array(flags, depth),
-            VariantType::Dictionary => self.dictionary(flags, depth),
-            VariantType::Object => self.object(flag64, depth),
-            _ => self.leaf(ty, flags),
+            VariantType::Array => {
+                let element_type = if version == Version::Godot4 {
+                    self.container_type(flags & 3).map_err(|e| e.within(PathSegment::Part("element type")))?
+                } else {
+                    ContainerType::Untyped
+                };
+                let count = (self.u32("Array count")? & 0x7FFF_FFFF) as usize;
+                Ok(Start::Open(Open::Array { element_type, items: Vec::new(), count }))
+            }
+            VariantType::Dictionary => {
+                let (key_type, value_type) = if version == Version::Godot4 {
+                    let k = self.container_type(flags & 3).map_err(|e| e.within(PathSegment::Part("key type")))?;
+                    let v = self
+                        .container_type((flags >> 2) & 3)
+                        .map_err(|e| e.within(PathSegment::Part("value type")))?;
+                    (k, v)
+                } else {
+                    (ContainerType::Untyped, ContainerType::Untyped)
+                };
+                let count = (self.u32("Dictionary count")? & 0x7FFF_FFFF) as usize;
+                Ok(Start::Open(Open::Dict(Box::new(DictFill {
+                    dict: Dictionary { key_type, value_type, entries: Vec::new() },
+                    index: None,
+                    count,
+                    read: 0,
+                    key: None,
+                }))))
+            }
+            VariantType::Object => self.object(flags & 1 != 0, start),
+            _ => Ok(Start::Value(self.leaf(ty, flags)?)),
         }
+    }
+
+    fn object(&mut self, as_id: bool, start: usize) -> R<Start> {
+        if as_id {
+            let id = self.u64("object id")?;
+            return Ok(Start::Value(Variant::Object(if id == 0 { Object::Null } else { Object::Id(id) })));
+        }
+        if !self.opts.allow_objects {
+            return Err(self.err(DecodeErrorKind::ObjectsNotAllowed, start));
+        }
+        let class = self.string().map_err(|e| e.within(PathSegment::Part("class name")))?;
+        if class.is_empty() {
+            return Ok(Start::Value(Variant::Object(Object::Null)));
+        }
+        if let Some(check) = self.opts.class_check
+            && !check(&class)
+        {
+            return Err(self.err(DecodeErrorKind::ClassUnavailable { class }, start));
+        }
+        let count = self.u32("object property count")?;
+        Ok(Start::Open(Open::Object {
+            object: Box::new(FullObject { class, properties: Vec::new() }),
+            count,
+            name: None,
+        }))
+    }
+
+    /// Hands a finished child value to the innermost open container.
+    fn accept(&mut self, top: &mut Open, v: Variant) -> R<()> {
+        let version = self.opts.version;
+        match top {
+            Open::Array { items, .. } => items.push(v),
+            Open::Dict(fill) => match fill.key.take() {
+                None => fill.key = Some(v),
+                Some(key) => {
+                    fill.read += 1;
+                    fill.insert(key, v, version);
+                }
+            },
+            Open::Object { object, name, .. } => {
+                if let Some((n, at)) = name
+                    && version == Version::Godot4
+                    && n == "script"
+                {
+                    let found = match &v {
+                        Variant::Nil => None,
+                        Variant::String(s) if s.starts_with("res://") => None,
+                        Variant::String(s) => Some(format!("{s:?}")),
+                        other => Some(other.variant_type().to_string()),
+                    };
+                    if let Some(found) = found {
+                        return Err(self.err(DecodeErrorKind::InvalidScript { found }, *at));
+                    }
+                }
+                if let Some((n, _)) = name.take() {
+                    object.properties.push((n, v));
+                }
+            }
+        }
+        Ok(())
     }
 
     #[inline(never)]
@@ -558,21 +752,6 @@ impl<'a> Reader<'a> {
         })
     }
 
-    #[inline(never)]
-    fn array(&mut self, flags: u32, depth: usize) -> R<Variant> {
-        let element_type = if self.opts.version == Version::Godot4 {
-            self.container_type(flags & 3).map_err(|e| e.within(PathSegment::Part("element type")))?
-        } else {
-            ContainerType::Untyped
-        };
-        let count = (self.u32("Array count")? & 0x7FFF_FFFF) as usize;
-        let mut items = Vec::new();
-        for i in 0..count {
-            items.push(self.child(depth, || PathSegment::Index(i))?);
-        }
-        Ok(Variant::Array(Box::new(Array { element_type, items })))
-    }
-
     fn node_path(&mut self) -> R<Variant> {
         let start = self.pos;
         if self.remaining() < 4 {
@@ -612,120 +791,6 @@ impl<'a> Reader<'a> {
         Ok(Variant::NodePath(Box::new(path)))
     }
 
-    #[inline(never)]
-    fn object(&mut self, as_id: bool, depth: usize) -> R<Variant> {
-        let start = self.pos;
-        if as_id {
-            let id = self.u64("object id")?;
-            return Ok(Variant::Object(if id == 0 {
-                Object::Null
-            } else {
-                Object::Id(id)
-            }));
-        }
-        if !self.opts.allow_objects {
-            return Err(self.err(DecodeErrorKind::ObjectsNotAllowed, start));
-        }
-        let class = self
-            .string()
-            .map_err(|e| e.within(PathSegment::Part("class name")))?;
-        if class.is_empty() {
-            return Ok(Variant::Object(Object::Null));
-        }
-        if let Some(check) = self.opts.class_check
-            && !check(&class)
-        {
-            return Err(self.err(DecodeErrorKind::ClassUnavailable { class }, start));
-        }
-        let count = self.u32("object property count")?;
-        let mut properties = Vec::new();
-        for i in 0..count {
-            let name = self.string().map_err(|e| {
-                e.within(PathSegment::Part("property name"))
-                    .within(PathSegment::Index(i as usize))
-            })?;
-            let at = self.pos;
-            let value = self.child(depth, || PathSegment::Property(name.clone()))?;
-            if self.opts.version == Version::Godot4 && name == "script" {
-                let ok = match &value {
-                    Variant::Nil => true,
-                    Variant::String(s) => s.starts_with("res://"),
-                    _ => false,
-                };
-                if !ok {
-                    let found = match &value {
-                        Variant::String(s) => format!("{s:?}"),
-                        other => other.variant_type().to_string(),
-                    };
-                    return Err(self
-                        .err(DecodeErrorKind::InvalidScript { found }, at)
-                        .within(PathSegment::Property(name)));
-                }
-            }
-            properties.push((name, value));
-        }
-        Ok(Variant::Object(Object::Full(Box::new(FullObject {
-            class,
-            properties,
-        }))))
-    }
-
-    #[inline(never)]
-    fn dictionary(&mut self, flags: u32, depth: usize) -> R<Variant> {
-        let (key_type, value_type) = if self.opts.version == Version::Godot4 {
-            let k = self
-                .container_type(flags & 3)
-                .map_err(|e| e.within(PathSegment::Part("key type")))?;
-            let v = self
-                .container_type((flags >> 2) & 3)
-                .map_err(|e| e.within(PathSegment::Part("value type")))?;
-            (k, v)
-        } else {
-            (ContainerType::Untyped, ContainerType::Untyped)
-        };
-        let count = (self.u32("Dictionary count")? & 0x7FFF_FFFF) as usize;
-        let mut entries: Vec<(Variant, Variant)> = Vec::new();
-        let mut index: Option<HashMap<u64, Vec<usize>>> = None;
-        let version = self.opts.version;
-        for i in 0..count {
-            let key = self.child(depth, || PathSegment::KeyAt(i))?;
-            let value = self.child(depth, || PathSegment::Key(key_label(&key)))?;
-            // Engine: `d[key] = value` — a repeated key keeps its first position, later value wins.
-            if entries.len() >= 16 && index.is_none() {
-                let mut map: HashMap<u64, Vec<usize>> = HashMap::new();
-                for (j, (k, _)) in entries.iter().enumerate() {
-                    map.entry(key_hash(k, version)).or_default().push(j);
-                }
-                index = Some(map);
-            }
-            let existing = match &mut index {
-                None => entries
-                    .iter()
-                    .position(|(k, _)| k.godot_key_eq(&key, version)),
-                Some(map) => {
-                    let h = key_hash(&key, version);
-                    let slot = map.entry(h).or_default();
-                    let found = slot
-                        .iter()
-                        .copied()
-                        .find(|&j| entries[j].0.godot_key_eq(&key, version));
-                    if found.is_none() {
-                        slot.push(entries.len());
-                    }
-                    found
-                }
-            };
-            match existing {
-                Some(j) => entries[j].1 = value,
-                None => entries.push((key, value)),
-            }
-        }
-        Ok(Variant::Dictionary(Box::new(Dictionary {
-            key_type,
-            value_type,
-            entries,
-        })))
-    }
 }
 
 /// Class name the engine uses for object-typed containers when objects are not transported.

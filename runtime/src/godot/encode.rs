@@ -72,16 +72,42 @@ pub fn encode_into(
         out,
         opts: *options,
     };
-    let r = w.value(value, 0);
+    let r = w.value(value);
     if r.is_err() {
         w.out.truncate(mark);
     }
     r
 }
 
-struct Writer<'a> {
-    out: &'a mut Vec<u8>,
+struct Writer<'o> {
+    out: &'o mut Vec<u8>,
     opts: EncodeOptions,
+}
+
+/// A container whose children are still to be written.
+enum Pending<'a> {
+    Items { iter: std::slice::Iter<'a, Variant>, at: usize },
+    Entries {
+        iter: std::slice::Iter<'a, (Variant, Variant)>,
+        at: usize,
+        key: Option<&'a Variant>,
+        value: Option<&'a Variant>,
+    },
+    Props { iter: std::slice::Iter<'a, (String, Variant)>, name: Option<&'a String> },
+}
+
+impl Pending<'_> {
+    fn wrap(&self, e: EncodeError) -> EncodeError {
+        match self {
+            Pending::Items { at, .. } => e.within(PathSegment::Index(at.saturating_sub(1))),
+            // While the value is still pending, the key is being written.
+            Pending::Entries { at, value: Some(_), .. } => e.within(PathSegment::KeyAt(at.saturating_sub(1))),
+            Pending::Entries { key: Some(k), .. } => e.within(PathSegment::Key(key_label(k))),
+            Pending::Entries { at, .. } => e.within(PathSegment::KeyAt(*at)),
+            Pending::Props { name: Some(n), .. } => e.within(PathSegment::Property((*n).clone())),
+            Pending::Props { .. } => e,
+        }
+    }
 }
 
 type R = Result<(), EncodeError>;
@@ -99,7 +125,7 @@ fn len32(len: usize, what: &'static str) -> Result<u32, EncodeError> {
     Ok(len as u32)
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'_> {
     fn u32(&mut self, v: u32) {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
@@ -195,56 +221,81 @@ impl Writer<'_> {
         }
     }
 
-    fn value(&mut self, v: &Variant, depth: usize) -> R {
-        if depth > MAX_DEPTH {
-            return Err(EncodeError::new(EncodeErrorKind::TooDeep {
-                depth,
-                limit: MAX_DEPTH,
-            }));
-        }
-        // Containers recurse; the rest is out of line to keep recursive frames small.
-        match v {
-            Variant::Array(a) => self.array(a, depth),
-            Variant::Dictionary(d) => self.dictionary(d, depth),
-            Variant::Object(Object::Full(full)) => self.full_object(full, depth),
-            _ => self.leaf(v),
-        }
+    /// Encodes without recursion: open containers live on an explicit stack whose depth is
+    /// limited to 1024 as in the engine.
+    fn value(&mut self, root: &'a Variant) -> R {
+        let mut stack: Vec<Pending<'a>> = Vec::new();
+        self.run(root, &mut stack).map_err(|mut e| {
+            for frame in stack.iter().rev() {
+                e = frame.wrap(e);
+            }
+            e
+        })
     }
 
-    #[inline(never)]
-    fn array(&mut self, a: &Array, depth: usize) -> R {
-        let flags = self.kind(&a.element_type)? << 16;
-        self.header(VariantType::Array, flags)?;
-        self.container_type(&a.element_type)?;
-        self.count(a.items.len(), "Array")?;
-        for (i, item) in a.items.iter().enumerate() {
-            self.value(item, depth + 1).map_err(|e| e.within(PathSegment::Index(i)))?;
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn dictionary(&mut self, d: &Dictionary, depth: usize) -> R {
-        let flags = (self.kind(&d.key_type)? | (self.kind(&d.value_type)? << 2)) << 16;
-        self.header(VariantType::Dictionary, flags)?;
-        self.container_type(&d.key_type)?;
-        self.container_type(&d.value_type)?;
-        self.count(d.entries.len(), "Dictionary")?;
-        for (i, (k, val)) in d.entries.iter().enumerate() {
-            self.value(k, depth + 1).map_err(|e| e.within(PathSegment::KeyAt(i)))?;
-            self.value(val, depth + 1).map_err(|e| e.within(PathSegment::Key(key_label(k))))?;
-        }
-        Ok(())
-    }
-
-    #[inline(never)]
-    fn full_object(&mut self, full: &FullObject, depth: usize) -> R {
-        self.header(VariantType::Object, 0)?;
-        self.string_body(full.class.as_bytes())?;
-        self.count(full.properties.len(), "object properties")?;
-        for (name, value) in &full.properties {
-            self.string_body(name.as_bytes())?;
-            self.value(value, depth + 1).map_err(|e| e.within(PathSegment::Property(name.clone())))?;
+    fn run(&mut self, root: &'a Variant, stack: &mut Vec<Pending<'a>>) -> R {
+        let mut next = Some(root);
+        while let Some(v) = next.take() {
+            let depth = stack.len();
+            if depth > MAX_DEPTH {
+                return Err(EncodeError::new(EncodeErrorKind::TooDeep { depth, limit: MAX_DEPTH }));
+            }
+            match v {
+                Variant::Array(a) => {
+                    let flags = self.kind(&a.element_type)? << 16;
+                    self.header(VariantType::Array, flags)?;
+                    self.container_type(&a.element_type)?;
+                    self.count(a.items.len(), "Array")?;
+                    stack.push(Pending::Items { iter: a.items.iter(), at: 0 });
+                }
+                Variant::Dictionary(d) => {
+                    let flags = (self.kind(&d.key_type)? | (self.kind(&d.value_type)? << 2)) << 16;
+                    self.header(VariantType::Dictionary, flags)?;
+                    self.container_type(&d.key_type)?;
+                    self.container_type(&d.value_type)?;
+                    self.count(d.entries.len(), "Dictionary")?;
+                    stack.push(Pending::Entries { iter: d.entries.iter(), at: 0, key: None, value: None });
+                }
+                Variant::Object(Object::Full(full)) => {
+                    self.header(VariantType::Object, 0)?;
+                    self.string_body(full.class.as_bytes())?;
+                    self.count(full.properties.len(), "object properties")?;
+                    stack.push(Pending::Props { iter: full.properties.iter(), name: None });
+                }
+                _ => self.leaf(v)?,
+            }
+            // The next value to write: the first pending child of the innermost container.
+            while let Some(top) = stack.last_mut() {
+                match top {
+                    Pending::Items { iter, at } => {
+                        if let Some(x) = iter.next() {
+                            *at += 1;
+                            next = Some(x);
+                        }
+                    }
+                    Pending::Entries { iter, at, key, value } => {
+                        if let Some(val) = value.take() {
+                            next = Some(val);
+                        } else if let Some((k, val)) = iter.next() {
+                            *at += 1;
+                            *key = Some(k);
+                            *value = Some(val);
+                            next = Some(k);
+                        }
+                    }
+                    Pending::Props { iter, name } => {
+                        if let Some((n, val)) = iter.next() {
+                            *name = Some(n);
+                            self.string_body(n.as_bytes())?;
+                            next = Some(val);
+                        }
+                    }
+                }
+                if next.is_some() {
+                    break;
+                }
+                stack.pop();
+            }
         }
         Ok(())
     }
