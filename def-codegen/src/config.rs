@@ -214,22 +214,32 @@ impl Config {
         &self.emit
     }
 
-    /// Generates the code of one definition's text, without writing anything.
+    /// Generates the code of one definition's text, without writing anything: exactly what
+    /// [`Config::compile`] writes into that definition's module file (the `def!` macro expands to
+    /// this). `file` names the definition in diagnostics; its last path component must be
+    /// `NAME.VERSION[.PLATFORM].def`.
     pub fn generate_one(&self, file: &str, text: &str) -> Result<String, Error> {
+        self.generate_checked(file, text).map(|(code, _)| code)
+    }
+
+    /// [`Config::generate_one`], also returning the warnings (compatible mode only has some).
+    pub fn generate_checked(&self, file: &str, text: &str) -> Result<(String, Report), Error> {
+        let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let compiled =
             def_parser::compile_str(file, text, self.mode).map_err(|r| Error::Defs(vec![r]))?;
-        let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+        // The parser has read the file name already; a name it could not read is one of its
+        // diagnostics, so this only falls back for definitions compiled from nameless text.
         let padded = compiled
             .layout
             .name
             .as_ref()
             .is_some_and(|n| self.padding.contains(&n.name));
         let mut code = generate(&compiled.layout, base, &self.emit)
-            .map_err(|e| Error::Internal(e.to_string()))?;
-        if padded {
-            code.push_str("\n// This message carries padding in this protocol.\n");
-        }
-        Ok(code)
+            .map_err(|e| Error::Internal(format!("{base}: {e}")))?;
+        code.push_str(&format!(
+            "\n/// Whether this message carries 8 bytes of padding after the header in this protocol.\npub const PADDING: bool = {padded};\n"
+        ));
+        Ok((code, compiled.warnings))
     }
 
     /// The `.def` files of the inputs, sorted, and the folders read.
@@ -256,19 +266,32 @@ impl Config {
     }
 
     /// Reads, checks and generates every input; writes the module files and the include file.
+    ///
+    /// Prints `cargo:rerun-if-changed` for every folder and `.def` file it reads (never for what
+    /// it writes) and the warnings as `cargo:warning`, unless [`Config::cargo_output`] is off.
+    /// On error nothing of the include file is written and every diagnostic of every file is in
+    /// [`Error::Defs`]; its `Display` shows each as `FILE:LINE:COL` with the line and a caret.
     pub fn compile(&self) -> Result<Vec<Generated>, Error> {
+        let cargo = self.cargo_output;
+        self.compile_with(&mut |line| {
+            if cargo {
+                println!("{line}");
+            }
+        })
+    }
+
+    /// [`Config::compile`], handing each `cargo:` line to `cargo` instead of printing it.
+    fn compile_with(&self, cargo: &mut dyn FnMut(String)) -> Result<Vec<Generated>, Error> {
         let out = match &self.out_dir {
             Some(d) => d.clone(),
             None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(Error::NoOutDir)?),
         };
         let (files, dirs) = self.files()?;
-        if self.cargo_output {
-            for d in &dirs {
-                println!("cargo:rerun-if-changed={}", d.display());
-            }
-            for f in &files {
-                println!("cargo:rerun-if-changed={}", f.display());
-            }
+        for d in &dirs {
+            cargo(format!("cargo:rerun-if-changed={}", d.display()));
+        }
+        for f in &files {
+            cargo(format!("cargo:rerun-if-changed={}", f.display()));
         }
         let mut reports = Vec::new();
         let mut generated = Vec::new();
@@ -280,25 +303,18 @@ impl Config {
                 .to_string();
             let name = DefName::parse(&base).ok_or_else(|| Error::FileName(path.clone()))?;
             let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.clone(), e))?;
-            let compiled =
-                match def_parser::compile_str(&path.display().to_string(), &text, self.mode) {
-                    Ok(c) => c,
-                    Err(r) => {
-                        reports.push(r);
-                        continue;
-                    }
-                };
-            if self.cargo_output {
-                for d in &compiled.warnings.diagnostics {
-                    println!("cargo:warning={}", d.one_line(&path.display().to_string()));
+            let shown = path.display().to_string();
+            let (code, warnings) = match self.generate_checked(&shown, &text) {
+                Ok(c) => c,
+                Err(Error::Defs(r)) => {
+                    reports.extend(r);
+                    continue;
                 }
+                Err(e) => return Err(e),
+            };
+            for d in &warnings.diagnostics {
+                cargo(format!("cargo:warning={}", d.one_line(&shown)));
             }
-            let mut code = generate(&compiled.layout, &base, &self.emit)
-                .map_err(|e| Error::Internal(format!("{base}: {e}")))?;
-            let padded = self.padding.contains(&name.name);
-            code.push_str(&format!(
-                "\n/// Whether this message carries 8 bytes of padding after the header in this protocol.\npub const PADDING: bool = {padded};\n"
-            ));
             let module = module_of(&name);
             let file = out.join(format!("{}.rs", module.replace("::", ".")));
             write_if_changed(&file, &code)?;
@@ -363,8 +379,245 @@ fn write_if_changed(path: &Path, content: &str) -> Result<(), Error> {
     std::fs::write(path, content).map_err(|e| Error::Io(path.to_path_buf(), e))
 }
 
-/// The common case: every definition under `dir` into `OUT_DIR`, with serde behind the including
-/// crate's `serde` feature.
+/// The common case: every definition in the folder `dir` into `OUT_DIR` with the defaults of
+/// [`Config::new`] (no serde; a crate that wants it calls `Config::serde` or
+/// `Config::serde_feature`, since a `cfg(feature = "serde")` the crate does not declare would only
+/// warn).
 pub fn compile_defs(dir: impl AsRef<Path>) -> Result<Vec<Generated>, Error> {
     Config::new().input(dir).compile()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A fresh folder under the system's temp folder, removed on drop.
+    struct Temp(PathBuf);
+
+    impl Temp {
+        fn new() -> Self {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "def-codegen-config-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Temp(dir)
+        }
+    }
+
+    impl Drop for Temp {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const EXAMPLE: &str = "int32 number\narray list\n- int16 value\n";
+
+    /// A folder `defs/` with two good definitions and a README, and an output folder.
+    fn setup() -> (Temp, PathBuf, PathBuf) {
+        let t = Temp::new();
+        let defs = t.0.join("defs");
+        std::fs::create_dir_all(&defs).unwrap();
+        std::fs::write(defs.join("S_EXAMPLE.1.def"), EXAMPLE).unwrap();
+        std::fs::write(defs.join("C_OTHER.2.def"), "string name\n").unwrap();
+        std::fs::write(defs.join("README.md"), "not a definition").unwrap();
+        let out = t.0.join("out");
+        (t, defs, out)
+    }
+
+    fn run(config: &Config) -> (Result<Vec<Generated>, Error>, Vec<String>) {
+        let mut lines = Vec::new();
+        let r = config.compile_with(&mut |l| lines.push(l));
+        (r, lines)
+    }
+
+    fn mtime(p: &Path) -> std::time::SystemTime {
+        std::fs::metadata(p).unwrap().modified().unwrap()
+    }
+
+    #[test]
+    fn writes_one_module_per_definition_and_the_include_tree() {
+        let (_t, defs, out) = setup();
+        let (r, _) = run(Config::new().input(&defs).out_dir(&out));
+        let generated = r.unwrap();
+        let modules: Vec<&str> = generated.iter().map(|g| g.module.as_str()).collect();
+        assert_eq!(modules, ["c_other::v2", "s_example::v1"]);
+        assert_eq!(generated[1].type_name, "SExample");
+        assert_eq!(generated[1].file, out.join("s_example.v1.rs"));
+        let include = std::fs::read_to_string(out.join("_defs.rs")).unwrap();
+        assert!(include.contains("pub mod s_example {"), "{include}");
+        assert!(include.contains("pub mod v1 {"), "{include}");
+        assert!(
+            include.contains("include!(\"s_example.v1.rs\");"),
+            "{include}"
+        );
+        assert!(
+            include.contains("include!(\"c_other.v2.rs\");"),
+            "{include}"
+        );
+        // The module file is what `generate_one` (and so `def!`) produces.
+        let written = std::fs::read_to_string(out.join("s_example.v1.rs")).unwrap();
+        let path = defs.join("S_EXAMPLE.1.def").display().to_string();
+        assert_eq!(written, Config::new().generate_one(&path, EXAMPLE).unwrap());
+        assert!(written.starts_with("// @generated"), "{written}");
+        assert!(
+            written.contains("pub const PADDING: bool = false;"),
+            "{written}"
+        );
+        // The include file's name is configurable and the tree parses as Rust.
+        let (r, _) = run(Config::new()
+            .input(&defs)
+            .out_dir(&out)
+            .include_file("all.rs"));
+        r.unwrap();
+        let tree = std::fs::read_to_string(out.join("all.rs")).unwrap();
+        syn::parse_file(&tree).unwrap();
+    }
+
+    #[test]
+    fn rerun_if_changed_names_each_input_read_and_no_output() {
+        let (_t, defs, out) = setup();
+        let single = _t.0.join("S_SINGLE.3.def");
+        std::fs::write(&single, "byte b\n").unwrap();
+        let (r, lines) = run(Config::new().input(&defs).input(&single).out_dir(&out));
+        r.unwrap();
+        // Folders first, then the files, sorted by path.
+        let expected = [
+            format!("cargo:rerun-if-changed={}", defs.display()),
+            format!("cargo:rerun-if-changed={}", single.display()),
+            format!(
+                "cargo:rerun-if-changed={}",
+                defs.join("C_OTHER.2.def").display()
+            ),
+            format!(
+                "cargo:rerun-if-changed={}",
+                defs.join("S_EXAMPLE.1.def").display()
+            ),
+        ];
+        assert_eq!(lines, expected);
+        assert!(lines.iter().all(|l| !l.contains(&*out.to_string_lossy())));
+    }
+
+    #[test]
+    fn warnings_become_cargo_warnings_with_file_line_and_column() {
+        let t = Temp::new();
+        let def = t.0.join("S_WARN.1.def");
+        // A `<subtype>` on a non-array type: a warning in compatible mode.
+        std::fs::write(&def, "int32 a\nint32<byte> b\n").unwrap();
+        let (r, lines) = run(Config::new().input(&def).out_dir(t.0.join("out")));
+        r.unwrap();
+        let warn = format!("cargo:warning={}:2:", def.display());
+        assert!(lines.iter().any(|l| l.starts_with(&warn)), "{lines:?}");
+    }
+
+    #[test]
+    fn writes_only_on_change() {
+        let (_t, defs, out) = setup();
+        let config = {
+            let mut c = Config::new();
+            c.input(&defs).out_dir(&out);
+            c
+        };
+        run(&config).0.unwrap();
+        let example = out.join("s_example.v1.rs");
+        let other = out.join("c_other.v2.rs");
+        let include = out.join("_defs.rs");
+        let before = [mtime(&example), mtime(&other), mtime(&include)];
+        // Make any rewrite visible in the modification time.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        run(&config).0.unwrap();
+        assert_eq!([mtime(&example), mtime(&other), mtime(&include)], before);
+        // Changing one definition rewrites its module file only.
+        std::fs::write(defs.join("S_EXAMPLE.1.def"), "int32 number\n").unwrap();
+        run(&config).0.unwrap();
+        assert_ne!(mtime(&example), before[0]);
+        assert_eq!([mtime(&other), mtime(&include)], [before[1], before[2]]);
+    }
+
+    #[test]
+    fn a_bad_definition_is_reported_with_file_line_column_and_the_line() {
+        let (_t, defs, out) = setup();
+        std::fs::write(defs.join("S_BAD.1.def"), "int32 a\nuint33 b\nint32 c\n").unwrap();
+        std::fs::write(defs.join("S_WORSE.1.def"), "int32 a\n- int32 b\n").unwrap();
+        let (r, _) = run(Config::new().input(&defs).out_dir(&out));
+        let err = r.unwrap_err();
+        let Error::Defs(reports) = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(reports.len(), 2, "every bad file is reported");
+        let text = err.to_string();
+        let bad = defs.join("S_BAD.1.def").display().to_string();
+        let worse = defs.join("S_WORSE.1.def").display().to_string();
+        assert!(text.contains(&format!("{bad}:2:1")), "{text}");
+        assert!(text.contains("2 | uint33 b"), "{text}");
+        assert!(text.contains(&format!("{worse}:2:")), "{text}");
+        assert!(text.contains("uint33"), "{text}");
+        // Nothing refers to the failed files.
+        assert!(!out.join("_defs.rs").exists());
+    }
+
+    #[test]
+    fn padding_messages_set_the_padding_const() {
+        let code = Config::new()
+            .padding_messages(["S_EXAMPLE"])
+            .generate_one("defs/S_EXAMPLE.1.def", EXAMPLE)
+            .unwrap();
+        assert!(code.contains("pub const PADDING: bool = true;"), "{code}");
+        let code = Config::new()
+            .padding_messages(["S_OTHER"])
+            .generate_one("defs/S_EXAMPLE.1.def", EXAMPLE)
+            .unwrap();
+        assert!(code.contains("pub const PADDING: bool = false;"), "{code}");
+    }
+
+    #[test]
+    fn options_reach_the_generated_code() {
+        let code = Config::new()
+            .runtime_path("::my::rt")
+            .serde(true)
+            .type_attribute(".", "#[derive(Eq)]")
+            .field_attribute("S_EXAMPLE.number", "#[doc(alias = \"n\")]")
+            .generate_one("S_EXAMPLE.1.def", EXAMPLE)
+            .unwrap();
+        assert!(code.contains("::my::rt::Packet for SExample"), "{code}");
+        assert!(
+            code.contains("::my::rt::__private::serde::Serialize"),
+            "{code}"
+        );
+        assert_eq!(code.matches("#[derive(Eq)]").count(), 2, "{code}");
+        assert!(
+            code.contains("#[doc(alias = \"n\")]\n    pub number: i32"),
+            "{code}"
+        );
+        assert!(!code.contains("::def_runtime"), "{code}");
+    }
+
+    #[test]
+    fn strict_mode_turns_warnings_into_errors() {
+        let text = "int32 a\nnot a field line at all\n";
+        Config::new().generate_one("S_X.1.def", text).unwrap();
+        let err = Config::new()
+            .strict(true)
+            .generate_one("S_X.1.def", text)
+            .unwrap_err();
+        assert!(err.to_string().contains("S_X.1.def:2:1"), "{err}");
+    }
+
+    #[test]
+    fn other_failures_name_the_path() {
+        let t = Temp::new();
+        let missing = t.0.join("S_GONE.1.def");
+        let (r, _) = run(Config::new().input(&missing).out_dir(t.0.join("out")));
+        let err = r.unwrap_err();
+        assert!(matches!(err, Error::Io(..)), "{err:?}");
+        assert!(err.to_string().contains("S_GONE.1.def"), "{err}");
+        let odd = t.0.join("no-version.def");
+        std::fs::write(&odd, "int32 a\n").unwrap();
+        let (r, _) = run(Config::new().input(&odd).out_dir(t.0.join("out")));
+        assert!(matches!(r.unwrap_err(), Error::FileName(p) if p == odd));
+    }
 }

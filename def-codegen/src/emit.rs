@@ -208,11 +208,15 @@ impl Gen<'_> {
         } else {
             quote!()
         };
-        let inner = quote!(derive(#rt::__private::serde::Serialize, #rt::__private::serde::Deserialize), serde(crate = #krate #default));
+        let derive =
+            quote!(derive(#rt::__private::serde::Serialize, #rt::__private::serde::Deserialize));
+        let serde = quote!(serde(crate = #krate #default));
         match &self.o.serde {
             Serde::Off => None,
-            Serde::On => Some(quote!(#[#inner])),
-            Serde::Feature(f) => Some(quote!(#[cfg_attr(feature = #f, #inner)])),
+            // Two attributes: `#[derive(..), serde(..)]` is not an attribute (only `cfg_attr` takes
+            // a list).
+            Serde::On => Some(quote!(#[#derive] #[#serde])),
+            Serde::Feature(f) => Some(quote!(#[cfg_attr(feature = #f, #derive, #serde)])),
         }
     }
 
