@@ -613,56 +613,162 @@ fn skip_n<F: Flavor, T>(
     Ok(())
 }
 
-struct Builder<'c, 'a, F> {
-    c: Cur<'a>,
-    tape: &'c mut Vec<Entry>,
+/// The validating pass. It returns `None` on any fault and keeps no error details, so the hot
+/// path moves nothing but offsets in registers; the caller then re-reads the input with the
+/// owned reader, which applies the same checks in the same order and reports the precise error
+/// (offset, tag path). The sample and fuzz tests check that both accept and reject alike.
+struct Builder<'a, F> {
+    d: &'a [u8],
+    p: usize,
+    tape: Vec<Entry>,
     max_depth: usize,
     lenient: bool,
     _f: std::marker::PhantomData<F>,
 }
 
-impl<'a, F: Flavor> Builder<'_, 'a, F> {
+#[inline(always)]
+fn ascii(b: &[u8]) -> bool {
+    if b.len() <= 16 {
+        b.iter().fold(0u8, |a, &x| a | x) < 0x80
+    } else {
+        b.is_ascii()
+    }
+}
+
+impl<'a, F: Flavor> Builder<'a, F> {
     fn run(data: &'a [u8], opts: &ReadOptions, all: bool) -> Result<BorrowedNbt<'a>> {
-        let mut tape = Vec::with_capacity(data.len() / 64 + 4);
-        let mut roots = Vec::new();
         let mut b = Builder::<F> {
-            c: Cur::new(data),
-            tape: &mut tape,
+            d: data,
+            p: 0,
+            tape: Vec::with_capacity(data.len() / 64 + 4),
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             _f: std::marker::PhantomData,
         };
+        let mut roots = Vec::new();
         loop {
-            roots.push(b.root(opts.root)?);
-            if !all || b.c.remaining() == 0 {
+            match b.root(opts.root) {
+                Some(r) => roots.push(r),
+                None => return Err(Self::explain(data, opts, all)),
+            }
+            if !all || b.p == data.len() {
                 break;
             }
         }
-        let consumed = b.c.pos;
         Ok(BorrowedNbt {
             data,
             edition: F::EDITION,
-            tape,
+            tape: b.tape,
             roots,
-            consumed,
+            consumed: b.p,
         })
     }
 
-    fn root(&mut self, form: RootForm) -> Result<Root> {
-        let at = self.c.pos;
-        let id = self.c.u8()?;
-        let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
-        if ty == TagType::End {
-            return Err(NbtError::EndRoot { offset: at });
+    #[cold]
+    fn explain(data: &[u8], opts: &ReadOptions, all: bool) -> NbtError {
+        let r = if all {
+            super::read::read_roots(data, opts).map(|_| ())
+        } else {
+            super::read::read_root(data, opts).map(|_| ())
+        };
+        r.err().unwrap_or(NbtError::Unwritable {
+            reason: "internal: zero-copy and owned readers disagree",
+            path: Default::default(),
+        })
+    }
+
+    #[inline(always)]
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.d.get(self.p)?;
+        self.p += 1;
+        Some(b)
+    }
+
+    #[inline(always)]
+    fn skip(&mut self, n: usize) -> Option<()> {
+        if self.d.len() - self.p < n {
+            return None;
         }
+        self.p += n;
+        Some(())
+    }
+
+    #[inline(always)]
+    fn fixed<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let s = self.d.get(self.p..self.p + N)?;
+        self.p += N;
+        let mut a = [0u8; N];
+        a.copy_from_slice(s);
+        Some(a)
+    }
+
+    #[inline(always)]
+    fn uvarint(&mut self, max: u32) -> Option<u64> {
+        let mut v = 0u64;
+        for i in 0..max {
+            let b = self.u8()?;
+            v |= ((b & 0x7F) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn str_len(&mut self) -> Option<usize> {
+        match F::EDITION {
+            Edition::Java => Some(u16::from_be_bytes(self.fixed()?) as usize),
+            Edition::Bedrock => Some(u16::from_le_bytes(self.fixed()?) as usize),
+            Edition::BedrockNetwork => Some((self.uvarint(5)? & 0xFFFF_FFFF) as usize),
+        }
+    }
+
+    /// A list/array length, checked against the remaining bytes at `elem` bytes each.
+    #[inline(always)]
+    fn seq_len(&mut self, elem: usize) -> Option<usize> {
+        let n = match F::EDITION {
+            Edition::Java => i32::from_be_bytes(self.fixed()?),
+            Edition::Bedrock => i32::from_le_bytes(self.fixed()?),
+            Edition::BedrockNetwork => {
+                let v = self.uvarint(5)? & 0xFFFF_FFFF;
+                ((v >> 1) as i64 ^ -((v & 1) as i64)) as i32
+            }
+        };
+        if n < 0 || n as u64 * elem as u64 > (self.d.len() - self.p) as u64 {
+            return None;
+        }
+        Some(n as usize)
+    }
+
+    #[inline(always)]
+    fn int(&mut self) -> Option<()> {
+        if F::EDITION == Edition::BedrockNetwork {
+            self.uvarint(5).map(|_| ())
+        } else {
+            self.skip(4)
+        }
+    }
+
+    #[inline(always)]
+    fn long(&mut self) -> Option<()> {
+        if F::EDITION == Edition::BedrockNetwork {
+            self.uvarint(10).map(|_| ())
+        } else {
+            self.skip(8)
+        }
+    }
+
+    fn root(&mut self, form: RootForm) -> Option<Root> {
+        let ty = TagType::from_id(self.u8()?).filter(|&t| t != TagType::End)?;
         let name = match form {
             RootForm::Named => Some(self.string()?),
             RootForm::Nameless => None,
         };
-        let pos = self.c.pos as u32;
+        let pos = self.p as u32;
         let tape = self.tape.len() as u32;
-        self.value(ty, 0)?;
-        Ok(Root {
+        self.value(ty.id(), 0)?;
+        Some(Root {
             kind: ty,
             name,
             pos,
@@ -671,79 +777,79 @@ impl<'a, F: Flavor> Builder<'_, 'a, F> {
     }
 
     /// Validates a string and returns (offset, length) of its bytes.
-    #[inline]
-    fn string(&mut self) -> Result<(u32, u32)> {
-        let len = F::str_len(&mut self.c)?;
-        let start = self.c.pos;
-        let bytes = self.c.take(len)?;
-        if !bytes.is_ascii() {
-            self.check_str(bytes, start)?;
+    #[inline(always)]
+    fn string(&mut self) -> Option<(u32, u32)> {
+        let len = self.str_len()?;
+        let start = self.p;
+        let bytes = self.d.get(start..start + len)?;
+        self.p += len;
+        if !ascii(bytes) && !self.check_str(bytes) {
+            return None;
         }
-        Ok((start as u32, len as u32))
+        Some((start as u32, len as u32))
     }
 
     #[cold]
-    fn check_str(&self, bytes: &[u8], start: usize) -> Result<()> {
+    fn check_str(&self, bytes: &[u8]) -> bool {
         if F::EDITION == Edition::Java {
-            mutf8::validate(bytes, self.lenient).map_err(|i| NbtError::bad_string(start + i))
+            mutf8::validate(bytes, self.lenient).is_ok()
         } else {
-            std::str::from_utf8(bytes)
-                .map(|_| ())
-                .map_err(|e| NbtError::bad_string(start + e.valid_up_to()))
+            std::str::from_utf8(bytes).is_ok()
+        }
+    }
+
+    /// Validates one value of type id `id` (containers recorded on the tape).
+    #[inline(always)]
+    fn value(&mut self, id: u8, depth: usize) -> Option<()> {
+        match id {
+            1 => self.skip(1),
+            2 => self.skip(2),
+            3 => self.int(),
+            4 => self.long(),
+            5 => self.skip(4),
+            6 => self.skip(8),
+            7 => {
+                let n = self.seq_len(1)?;
+                self.skip(n)
+            }
+            8 => self.string().map(|_| ()),
+            9 => self.list(depth),
+            10 => self.compound(depth),
+            11 => self.ints(),
+            12 => self.longs(),
+            _ => None,
         }
     }
 
     #[inline]
-    fn enter(&self, depth: usize) -> Result<usize> {
-        let d = depth + 1;
-        if d > self.max_depth {
-            return Err(NbtError::too_deep(self.max_depth, self.c.pos));
+    fn ints(&mut self) -> Option<()> {
+        if F::EDITION == Edition::BedrockNetwork {
+            let n = self.seq_len(1)?;
+            (0..n).try_for_each(|_| self.int())
+        } else {
+            let n = self.seq_len(4)?;
+            self.skip(n * 4)
         }
-        Ok(d)
-    }
-
-    /// Validates one value of type `ty` (containers recorded on the tape).
-    #[inline]
-    fn value(&mut self, ty: TagType, depth: usize) -> Result<()> {
-        let c = &mut self.c;
-        match ty {
-            TagType::Byte => {
-                c.take(1)?;
-            }
-            TagType::Short => {
-                c.take(2)?;
-            }
-            TagType::Int => {
-                F::i32(c)?;
-            }
-            TagType::Long => {
-                F::i64(c)?;
-            }
-            TagType::Float => {
-                c.take(4)?;
-            }
-            TagType::Double => {
-                c.take(8)?;
-            }
-            TagType::String => {
-                self.string()?;
-            }
-            TagType::Compound => self.compound(depth)?,
-            TagType::List => self.list(depth)?,
-            _ => {
-                skip_leaf::<F>(c, ty)?;
-            }
-        }
-        Ok(())
     }
 
     #[inline]
+    fn longs(&mut self) -> Option<()> {
+        if F::EDITION == Edition::BedrockNetwork {
+            let n = self.seq_len(1)?;
+            (0..n).try_for_each(|_| self.long())
+        } else {
+            let n = self.seq_len(8)?;
+            self.skip(n * 8)
+        }
+    }
+
+    #[inline(always)]
     fn open(&mut self, kind: TagType, elem: u8, count: usize) -> usize {
         let idx = self.tape.len();
         self.tape.push(Entry {
             kind: kind as u8,
             elem,
-            pos: self.c.pos as u32,
+            pos: self.p as u32,
             count: count as u32,
             byte_end: 0,
             tape_end: 0,
@@ -751,87 +857,59 @@ impl<'a, F: Flavor> Builder<'_, 'a, F> {
         idx
     }
 
-    #[inline]
+    #[inline(always)]
     fn close(&mut self, idx: usize) {
         let end = self.tape.len() as u32;
         let e = &mut self.tape[idx];
-        e.byte_end = self.c.pos as u32;
+        e.byte_end = self.p as u32;
         e.tape_end = end;
     }
 
-    fn compound(&mut self, depth: usize) -> Result<()> {
-        let depth = self.enter(depth)?;
+    fn compound(&mut self, depth: usize) -> Option<()> {
+        let depth = depth + 1;
+        if depth > self.max_depth {
+            return None;
+        }
         let idx = self.open(TagType::Compound, 0, 0);
         loop {
-            let at = self.c.pos;
-            let id = self.c.u8()?;
+            let id = self.u8()?;
             if id == 0 {
                 break;
             }
-            let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
-            let (n, nl) = self.string()?;
-            if let Err(e) = self.value(ty, depth) {
-                let key = &self.c.data[n as usize..(n + nl) as usize];
-                return Err(e.in_key(key));
-            }
+            self.string()?;
+            self.value(id, depth)?;
         }
         self.close(idx);
-        Ok(())
+        Some(())
     }
 
-    fn list(&mut self, depth: usize) -> Result<()> {
-        let depth = self.enter(depth)?;
-        let at = self.c.pos;
-        let id = self.c.u8()?;
-        let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
-        let n = checked_len::<F>(&mut self.c, min_size::<F>(ty))?;
+    fn list(&mut self, depth: usize) -> Option<()> {
+        let depth = depth + 1;
+        if depth > self.max_depth {
+            return None;
+        }
+        let id = self.u8()?;
+        let ty = TagType::from_id(id)?;
+        let n = self.seq_len(min_size::<F>(ty))?;
         if ty == TagType::End && n > 0 {
-            return Err(NbtError::EndListNotEmpty {
-                len: n as i64,
-                offset: at,
-                path: Default::default(),
-            });
+            return None;
         }
         let idx = self.open(TagType::List, id, n);
-        let c = &mut self.c;
         match ty {
             TagType::End => {}
-            TagType::Byte => {
-                c.take(n)?;
-            }
-            TagType::Short => {
-                c.take(n * 2)?;
-            }
-            TagType::Float => {
-                c.take(n * 4)?;
-            }
-            TagType::Double => {
-                c.take(n * 8)?;
-            }
-            TagType::Int => skip_n::<F, _>(c, n, 4, F::i32)?,
-            TagType::Long => skip_n::<F, _>(c, n, 8, F::i64)?,
-            TagType::String => {
-                for i in 0..n {
-                    self.string().map_err(|e| e.in_index(i))?;
-                }
-            }
-            TagType::ByteArray | TagType::IntArray | TagType::LongArray => {
-                for i in 0..n {
-                    skip_leaf::<F>(&mut self.c, ty).map_err(|e| e.in_index(i))?;
-                }
-            }
-            TagType::List => {
-                for i in 0..n {
-                    self.list(depth).map_err(|e| e.in_index(i))?;
-                }
-            }
-            TagType::Compound => {
-                for i in 0..n {
-                    self.compound(depth).map_err(|e| e.in_index(i))?;
+            TagType::Byte => self.skip(n)?,
+            TagType::Short => self.skip(n * 2)?,
+            TagType::Float => self.skip(n * 4)?,
+            TagType::Double => self.skip(n * 8)?,
+            TagType::Int if F::EDITION != Edition::BedrockNetwork => self.skip(n * 4)?,
+            TagType::Long if F::EDITION != Edition::BedrockNetwork => self.skip(n * 8)?,
+            _ => {
+                for _ in 0..n {
+                    self.value(id, depth)?;
                 }
             }
         }
         self.close(idx);
-        Ok(())
+        Some(())
     }
 }
