@@ -7,7 +7,8 @@
 //! * [`framing`]: what `File.store_var`, `StreamPeer.put_var`, `PacketPeerStream` and
 //!   `Marshalls.variant_to_base64` add, and a [`FrameDecoder`] for incremental stream reading.
 //! * [`json`]: a lossless typed JSON form (every value tagged with its type, floats exact).
-//! * [`serde`] (features `godot` + `serde`): `to_variant` / `from_variant` for Rust types.
+//! * [`variant_serde`] (features `godot` + `serde`): [`to_variant`] / [`from_variant`] for Rust
+//!   types. (Not named `serde`, so that `use def_runtime::godot::*` cannot shadow the serde crate.)
 //! * [`marshal`]: the engine's little-endian primitive helpers (`encode_uint16`, `encode_half`, …).
 //!
 //! Nothing on the wire says which engine generation wrote it: the caller picks the [`Version`].
@@ -27,7 +28,7 @@ pub mod framing;
 pub mod json;
 pub mod marshal;
 #[cfg(feature = "serde")]
-pub mod serde;
+pub mod variant_serde;
 pub mod value;
 
 pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact};
@@ -37,3 +38,5 @@ pub use error::{
 };
 pub use framing::{FrameDecoder, FrameError, Framing};
 pub use value::*;
+#[cfg(feature = "serde")]
+pub use variant_serde::{from_variant, to_variant};

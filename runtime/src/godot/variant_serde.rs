@@ -7,7 +7,7 @@
 //! | integers (`u64` only up to `i64::MAX`) | `Int` |
 //! | `f32`, `f64` | `Float` |
 //! | `char`, `str`, `String` | `String` |
-//! | bytes (`serialize_bytes`: use `#[serde(with = "def_runtime::godot::serde::bytes")]` on a `Vec<u8>`) | `PackedByteArray` |
+//! | bytes (`serialize_bytes`: use `#[serde(with = "def_runtime::godot::variant_serde::bytes")]` on a `Vec<u8>`) | `PackedByteArray` |
 //! | `None`, `()`, unit structs | `Nil` |
 //! | `Some(x)`, newtype structs | the inner value |
 //! | sequences, tuples, tuple structs (`Vec<T>`, `[T; N]`, `(A, B)`) | `Array` |
@@ -55,7 +55,7 @@ pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, 
     T::deserialize(VariantDeserializer(v))
 }
 
-/// `#[serde(with = "def_runtime::godot::serde::bytes")]`: a byte buffer as `PackedByteArray`.
+/// `#[serde(with = "def_runtime::godot::variant_serde::bytes")]`: a byte buffer as `PackedByteArray`.
 pub mod bytes {
     use std::fmt;
 
@@ -446,9 +446,21 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
         }
     }
 
+    /// A `PackedByteArray` read as a sequence (a plain `Vec<u8>`) yields its bytes.
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
+        match self.0 {
+            Variant::PackedByteArray(b) => seq_of(b.iter().copied(), visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SerdeError> {
+        self.deserialize_seq(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        bytes byte_buf unit unit_struct tuple_struct map struct identifier ignored_any
     }
 }
 
