@@ -332,19 +332,19 @@ impl<'a> Reader<'a> {
     fn truncated(&self, n: usize, fields: &[(usize, &'static str)]) -> DecodeError {
         let available = self.buf.len().saturating_sub(self.pos);
         // The first field whose end lies past the packet.
-        let mut at = 0;
+        let (mut at, mut end) = (0, n);
         let mut name = None;
         for (i, (off, f)) in fields.iter().enumerate() {
-            let end = fields.get(i + 1).map_or(n, |x| x.0);
-            if end > available {
-                at = *off;
+            let field_end = fields.get(i + 1).map_or(n, |x| x.0);
+            if field_end > available {
+                (at, end) = (*off, field_end);
                 name = Some(*f);
                 break;
             }
         }
         let e = DecodeError::new(
             K::Truncated {
-                needed: n - at,
+                needed: end - at,
                 available: available.saturating_sub(at),
             },
             self.pos + at,
