@@ -35,7 +35,15 @@ impl fmt::Display for TagPath {
         if self.0.is_empty() {
             return f.write_str("<root>");
         }
+        // Hostile input nests hundreds of levels: show the ends of a long path.
+        let n = self.0.len();
         for (i, s) in self.segments().enumerate() {
+            if n > 16 && (6..n - 6).contains(&i) {
+                if i == 6 {
+                    write!(f, "…({} levels)…", n - 12)?;
+                }
+                continue;
+            }
             match s {
                 PathSegment::Key(k) if i == 0 => write!(f, "{k}")?,
                 PathSegment::Key(k) => write!(f, ".{k}")?,

@@ -1,16 +1,306 @@
-//! `defc nbt`: placeholder until the nbt codec lands.
+//! `defc nbt`: dump NBT files as JSON or SNBT, and encode them back.
+//!
+//! A thin layer over `def_runtime::nbt`: compression, Bedrock's `level.dat` header and region
+//! files (by their `.mca`/`.mcr` name) are detected; flags give the flavour, the root form and
+//! whether to read several roots. The JSON is the sample set's dump form, so
+//! `defc nbt dump f | defc nbt encode -` gives `f` back (decompressed unless `--compression`).
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use def_runtime::nbt::dump::{self, Json};
+use def_runtime::nbt::{
+    Compression, Edition, FileOptions, Nbt, NbtError, NbtFile, RootForm, region, snbt,
+};
+
+/// Binary flavour on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum EditionArg {
+    /// Java Edition (big-endian, Modified UTF-8).
+    Java,
+    /// Bedrock disk format (little-endian); a `level.dat` header is detected.
+    Bedrock,
+    /// Bedrock network format (varints).
+    BedrockNetwork,
+}
+
+impl From<EditionArg> for Edition {
+    fn from(e: EditionArg) -> Edition {
+        match e {
+            EditionArg::Java => Edition::Java,
+            EditionArg::Bedrock => Edition::Bedrock,
+            EditionArg::BedrockNetwork => Edition::BedrockNetwork,
+        }
+    }
+}
+
+/// Compression on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum CompressionArg {
+    /// Plain bytes.
+    None,
+    /// gzip.
+    Gzip,
+    /// zlib.
+    Zlib,
+}
+
+/// Options shared by `dump` and `encode`.
+#[derive(clap::Args, Debug)]
+pub struct Flavour {
+    /// Binary flavour.
+    #[arg(long, value_enum, default_value = "java")]
+    edition: EditionArg,
+    /// Nameless root (Java network NBT, 1.20.2+).
+    #[arg(long)]
+    network: bool,
+}
+
 /// `defc nbt` subcommands.
-#[derive(clap::Subcommand)]
+#[derive(clap::Subcommand, Debug)]
 pub enum Cmd {
-    /// Not yet available.
-    Todo,
+    /// Print an NBT file (or region file) as JSON (the sample dump form) or SNBT.
+    Dump {
+        /// Print JSON (the default).
+        #[arg(long, conflicts_with = "snbt")]
+        json: bool,
+        /// Print SNBT instead.
+        #[arg(long)]
+        snbt: bool,
+        #[command(flatten)]
+        flavour: Flavour,
+        /// Read roots until the end of the data instead of one.
+        #[arg(long)]
+        all_roots: bool,
+        /// Accept plain 4-byte UTF-8 in Java strings.
+        #[arg(long)]
+        lenient_utf8: bool,
+        /// Add a `meta` object (compression, sizes) to the JSON.
+        #[arg(long)]
+        meta: bool,
+        /// The file, or `-` for standard input.
+        file: PathBuf,
+    },
+    /// Turn a JSON dump or SNBT text back into binary NBT (or a region file).
+    Encode {
+        /// Read SNBT (default: JSON if the text starts with `{"` and parses as a dump, else SNBT).
+        #[arg(long)]
+        snbt: bool,
+        #[command(flatten)]
+        flavour: Flavour,
+        /// Compression of the output.
+        #[arg(long, value_enum, default_value = "none")]
+        compression: CompressionArg,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// The JSON or SNBT file, or `-` for standard input.
+        file: PathBuf,
+    },
 }
 
 /// Runs one `defc nbt` subcommand.
-pub fn run(_cmd: Cmd) -> ExitCode {
-    eprintln!("defc nbt: not implemented yet");
-    ExitCode::FAILURE
+pub fn run(cmd: Cmd) -> ExitCode {
+    let r = match cmd {
+        Cmd::Dump {
+            json: _,
+            snbt,
+            flavour,
+            all_roots,
+            lenient_utf8,
+            meta,
+            file,
+        } => dump_cmd(&file, snbt, &flavour, all_roots, lenient_utf8, meta),
+        Cmd::Encode {
+            snbt,
+            flavour,
+            compression,
+            output,
+            file,
+        } => encode_cmd(&file, snbt, &flavour, compression, output.as_deref()),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("defc nbt: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    if path.as_os_str() == "-" {
+        let mut v = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut v)
+            .map_err(|e| format!("stdin: {e}"))?;
+        return Ok(v);
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn is_region(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mca" | "mcr")
+    )
+}
+
+fn file_options(flavour: &Flavour, all_roots: bool, lenient: bool) -> FileOptions {
+    let mut o = FileOptions::new(flavour.edition.into());
+    o.read.root = if flavour.network {
+        RootForm::Nameless
+    } else {
+        RootForm::Named
+    };
+    o.read.lenient_utf8 = lenient;
+    o.all_roots = all_roots;
+    o
+}
+
+fn emit(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.write_all(b"\n"))
+        .map_err(|e| format!("stdout: {e}"))
+}
+
+fn dump_cmd(
+    path: &Path,
+    as_snbt: bool,
+    flavour: &Flavour,
+    all_roots: bool,
+    lenient: bool,
+    meta: bool,
+) -> Result<(), String> {
+    let raw = read_input(path)?;
+    let name = path.display();
+    let opts = file_options(flavour, all_roots, lenient);
+    if is_region(path) {
+        let r = region::RegionFile::parse_with(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
+        if as_snbt {
+            for ch in &r.chunks {
+                match &ch.nbt {
+                    Some(f) => emit(&format!(
+                        "// chunk ({}, {})\n{}",
+                        ch.x(),
+                        ch.z(),
+                        snbt::to_snbt(&f.roots[0].tag)
+                    ))?,
+                    None => eprintln!(
+                        "{name}: chunk ({}, {}) unreadable: {}",
+                        ch.x(),
+                        ch.z(),
+                        ch.status.name()
+                    ),
+                }
+            }
+            return Ok(());
+        }
+        return emit(&r.to_json());
+    }
+    let f = NbtFile::read(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
+    if f.trailing > 0 {
+        eprintln!(
+            "{name}: {} trailing bytes after the root at offset {} (--all-roots reads them as more roots)",
+            f.trailing, f.consumed
+        );
+    }
+    if as_snbt {
+        for r in &f.roots {
+            emit(&snbt::to_snbt(&r.tag))?;
+        }
+        return Ok(());
+    }
+    emit(&dump::file_to_json(&f, meta))
+}
+
+fn encode_cmd(
+    path: &Path,
+    force_snbt: bool,
+    flavour: &Flavour,
+    compression: CompressionArg,
+    output: Option<&Path>,
+) -> Result<(), String> {
+    let raw = read_input(path)?;
+    let name = path.display();
+    let text = std::str::from_utf8(&raw).map_err(|e| format!("{name}: not UTF-8 text: {e}"))?;
+    let edition: Edition = flavour.edition.into();
+    let err = |e: NbtError| format!("{name}: {e}");
+    let json = if force_snbt {
+        None
+    } else {
+        match Json::parse(text) {
+            Ok(j)
+                if j.get("type").is_some()
+                    || j.get("roots").is_some()
+                    || j.get("chunks").is_some() =>
+            {
+                Some(j)
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "{name}: JSON is not an NBT dump (no type/roots/chunks)"
+                ));
+            }
+            Err(e) if text.trim_start().starts_with("{\"") => return Err(err(e)),
+            Err(_) => None,
+        }
+    };
+    let bytes = match json {
+        Some(j) if j.get("chunks").is_some() => region::from_json(&j)
+            .and_then(|r| r.to_bytes())
+            .map_err(err)?,
+        Some(j) => {
+            let roots = dump::roots_from_json(&j).map_err(err)?;
+            write_roots(roots, flavour, edition, compression).map_err(err)?
+        }
+        None => {
+            let root = snbt::parse_root(text).map_err(err)?;
+            write_roots(vec![root], flavour, edition, compression).map_err(err)?
+        }
+    };
+    match output {
+        Some(p) => std::fs::write(p, &bytes).map_err(|e| format!("{}: {e}", p.display())),
+        None => std::io::stdout()
+            .lock()
+            .write_all(&bytes)
+            .map_err(|e| format!("stdout: {e}")),
+    }
+}
+
+fn write_roots(
+    roots: Vec<Nbt>,
+    flavour: &Flavour,
+    edition: Edition,
+    compression: CompressionArg,
+) -> Result<Vec<u8>, NbtError> {
+    // The root form follows --network: names are dropped or (as "") supplied.
+    let roots = roots
+        .into_iter()
+        .map(|mut r| {
+            if flavour.network {
+                r.name = None;
+            } else if r.name.is_none() {
+                r.name = Some("".into());
+            }
+            r
+        })
+        .collect();
+    let file = NbtFile {
+        roots,
+        compression: match compression {
+            CompressionArg::None => Compression::None,
+            CompressionArg::Gzip => Compression::Gzip,
+            CompressionArg::Zlib => Compression::Zlib,
+        },
+        header: None,
+        edition,
+        decompressed_size: 0,
+        consumed: 0,
+        trailing: 0,
+        stream_complete: true,
+    };
+    file.to_bytes()
 }
