@@ -412,8 +412,8 @@ impl<'d, 'a> TagRef<'d, 'a> {
             TagRef::Double(v) => Tag::Double(v),
             TagRef::ByteArray(b) => Tag::ByteArray(b.iter().map(|&x| x as i8).collect()),
             TagRef::String(s) => Tag::String(s.to_nbt_string()),
-            TagRef::List(l) => Tag::List(l.to_owned()),
-            TagRef::Compound(c) => Tag::Compound(c.to_owned()),
+            TagRef::List(l) => Tag::List(super::guard(0, || l.to_owned())),
+            TagRef::Compound(c) => Tag::Compound(super::guard(0, || c.to_owned())),
             TagRef::IntArray(a) => Tag::IntArray(a.to_i32s()),
             TagRef::LongArray(a) => Tag::LongArray(a.to_i64s()),
         }
@@ -813,8 +813,8 @@ impl<'a, F: Flavor> Builder<'a, F> {
                 self.skip(n)
             }
             8 => self.string().map(|_| ()),
-            9 => self.list(depth),
-            10 => self.compound(depth),
+            9 => super::guard(depth, || self.list(depth)),
+            10 => super::guard(depth, || self.compound(depth)),
             11 => self.ints(),
             12 => self.longs(),
             _ => None,

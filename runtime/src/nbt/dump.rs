@@ -160,46 +160,7 @@ impl Parser<'_> {
         self.ws();
         match self.s.get(self.i) {
             None => Err(self.err("unexpected end of JSON")),
-            Some(b'{') => {
-                self.i += 1;
-                let mut m = Vec::new();
-                if self.eat(b'}') {
-                    return Ok(Json::Object(m));
-                }
-                loop {
-                    self.ws();
-                    let k = self.string()?;
-                    if !self.eat(b':') {
-                        return Err(self.err("expected ':'"));
-                    }
-                    let v = self.value(depth + 1)?;
-                    m.push((k, v));
-                    if self.eat(b',') {
-                        continue;
-                    }
-                    if self.eat(b'}') {
-                        return Ok(Json::Object(m));
-                    }
-                    return Err(self.err("expected ',' or '}'"));
-                }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut a = Vec::new();
-                if self.eat(b']') {
-                    return Ok(Json::Array(a));
-                }
-                loop {
-                    a.push(self.value(depth + 1)?);
-                    if self.eat(b',') {
-                        continue;
-                    }
-                    if self.eat(b']') {
-                        return Ok(Json::Array(a));
-                    }
-                    return Err(self.err("expected ',' or ']'"));
-                }
-            }
+            Some(b'{' | b'[') => super::guard(depth, || self.container(depth)),
             Some(b'"') => Ok(Json::String(self.string()?)),
             Some(b't') if self.s[self.i..].starts_with(b"true") => {
                 self.i += 4;
@@ -226,6 +187,47 @@ impl Parser<'_> {
                 Ok(Json::Number(t.to_string()))
             }
             Some(_) => Err(self.err("unexpected character")),
+        }
+    }
+
+    fn container(&mut self, depth: usize) -> Result<Json> {
+        let open = self.s[self.i];
+        self.i += 1;
+        if open == b'{' {
+            let mut m = Vec::new();
+            if self.eat(b'}') {
+                return Ok(Json::Object(m));
+            }
+            loop {
+                self.ws();
+                let k = self.string()?;
+                if !self.eat(b':') {
+                    return Err(self.err("expected ':'"));
+                }
+                let v = self.value(depth + 1)?;
+                m.push((k, v));
+                if self.eat(b',') {
+                    continue;
+                }
+                if self.eat(b'}') {
+                    return Ok(Json::Object(m));
+                }
+                return Err(self.err("expected ',' or '}'"));
+            }
+        }
+        let mut a = Vec::new();
+        if self.eat(b']') {
+            return Ok(Json::Array(a));
+        }
+        loop {
+            a.push(self.value(depth + 1)?);
+            if self.eat(b',') {
+                continue;
+            }
+            if self.eat(b']') {
+                return Ok(Json::Array(a));
+            }
+            return Err(self.err("expected ',' or ']'"));
         }
     }
 
@@ -382,7 +384,7 @@ fn push_value(out: &mut String, tag: &Tag) {
         Tag::IntArray(v) => push_ints(out, v),
         Tag::LongArray(v) => push_ints(out, v),
         Tag::String(s) => push_nbt_str(out, s),
-        Tag::Compound(c) => push_compound(out, c),
+        Tag::Compound(c) => super::guard(0, || push_compound(out, c)),
         Tag::List(l) => {
             // A list's "value" is its element array; element_type precedes it (written by caller).
             push_list_items(out, l);
@@ -412,7 +414,7 @@ fn push_full_node(out: &mut String, tag: &Tag) {
                 "{{\"type\":\"list\",\"element_type\":\"{}\",\"value\":",
                 l.element_type().name()
             );
-            push_list_items(out, l);
+            super::guard(0, || push_list_items(out, l));
             out.push('}');
         }
         other => push_node(out, other),
@@ -589,7 +591,7 @@ fn node_to_tag(node: &Json, depth: usize) -> Result<Tag> {
             Json::String(u) => Tag::String(NbtString::from_utf16(u)),
             _ => return Err(bad("expected a string")),
         },
-        TagType::Compound => Tag::Compound(object_to_compound(v, depth)?),
+        TagType::Compound => Tag::Compound(super::guard(depth, || object_to_compound(v, depth))?),
         TagType::List => {
             let et = tag_type_of(member(node, "element_type")?)?;
             let Json::Array(items) = v else {
@@ -597,7 +599,7 @@ fn node_to_tag(node: &Json, depth: usize) -> Result<Tag> {
             };
             let mut list = List::empty(et);
             for it in items {
-                let t = node_to_tag(it, depth + 1)?;
+                let t = super::guard(depth, || node_to_tag(it, depth + 1))?;
                 if t.tag_type() != et {
                     return Err(bad("list element of the wrong type"));
                 }

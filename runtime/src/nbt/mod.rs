@@ -40,3 +40,19 @@ pub use write::write_roots;
 
 #[doc(inline)]
 pub use crate::__nbt_tag as nbt;
+
+/// Runs one level of a recursive walk, making sure the stack cannot run out.
+///
+/// Every walk over a tree or an input (readers, writer, dump, SNBT, JSON) recurses once per
+/// list/compound level, bounded by the depth limit (at most [`MAX_DEPTH_CAP`]). A debug build can
+/// use several KiB per level, so every 16 levels this asks `stacker` for at least 256 KiB of
+/// headroom and switches to a fresh heap-allocated stack segment if there is less. The check is
+/// a couple of instructions, done once per 16 levels, so the fast paths do not feel it.
+#[inline(always)]
+pub(crate) fn guard<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+    if depth % 16 == 0 {
+        stacker::maybe_grow(256 << 10, 4 << 20, f)
+    } else {
+        f()
+    }
+}

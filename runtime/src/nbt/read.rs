@@ -254,8 +254,8 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             TagType::Double => Tag::Double(F::f64(c)?),
             TagType::ByteArray => Tag::ByteArray(self.byte_array()?),
             TagType::String => Tag::String(self.string()?),
-            TagType::List => Tag::List(self.list(depth)?),
-            TagType::Compound => Tag::Compound(self.compound(depth)?),
+            TagType::List => Tag::List(super::guard(depth, || self.list(depth))?),
+            TagType::Compound => Tag::Compound(super::guard(depth, || self.compound(depth))?),
             TagType::IntArray => {
                 let n = checked_len::<F>(c, F::MIN_INT)?;
                 Tag::IntArray(F::i32s(c, n)?)
@@ -299,7 +299,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 Err(e) => return Err(e.in_key(name.as_mutf8())),
             }
         }
-        Ok(Compound::from_entries(self.scratch.drain(start..).collect()))
+        Ok(Compound::from_entries(
+            self.scratch.drain(start..).collect(),
+        ))
     }
 
     fn list(&mut self, depth: usize) -> Result<List> {
@@ -328,8 +330,10 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             TagType::Double => List::Double(F::f64s(c, n)?),
             TagType::ByteArray => List::ByteArray(self.each(n, |r| r.byte_array())?),
             TagType::String => List::String(self.each(n, |r| r.string())?),
-            TagType::List => List::List(self.each(n, |r| r.list(depth))?),
-            TagType::Compound => List::Compound(self.each(n, |r| r.compound(depth))?),
+            TagType::List => List::List(super::guard(depth, || self.each(n, |r| r.list(depth)))?),
+            TagType::Compound => {
+                List::Compound(super::guard(depth, || self.each(n, |r| r.compound(depth)))?)
+            }
             TagType::IntArray => List::IntArray(self.each(n, |r| {
                 let k = checked_len::<F>(r.c, F::MIN_INT)?;
                 F::i32s(r.c, k)

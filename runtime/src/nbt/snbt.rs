@@ -110,8 +110,8 @@ fn push_tag(out: &mut String, tag: &Tag) {
             let _ = write!(o, "{x}L");
         }),
         Tag::String(s) => push_quoted(out, s),
-        Tag::List(l) => push_list(out, l),
-        Tag::Compound(c) => {
+        Tag::List(l) => super::guard(0, || push_list(out, l)),
+        Tag::Compound(c) => super::guard(0, || {
             out.push('{');
             for (i, (k, v)) in c.entries().iter().enumerate() {
                 if i > 0 {
@@ -122,7 +122,7 @@ fn push_tag(out: &mut String, tag: &Tag) {
                 push_tag(out, v);
             }
             out.push('}');
-        }
+        }),
     }
 }
 
@@ -206,13 +206,13 @@ impl Parser<'_> {
                 if depth + 1 > self.max_depth {
                     return Err(self.err("nested too deeply"));
                 }
-                self.compound(depth + 1).map(Tag::Compound)
+                super::guard(depth, || self.compound(depth + 1)).map(Tag::Compound)
             }
             Some(b'[') => {
                 if depth + 1 > self.max_depth {
                     return Err(self.err("nested too deeply"));
                 }
-                self.list_or_array(depth + 1)
+                super::guard(depth, || self.list_or_array(depth + 1))
             }
             Some(b'"' | b'\'') => Ok(Tag::String(self.quoted()?)),
             Some(_) => {

@@ -92,8 +92,8 @@ fn write_payload<F: Flavor>(out: &mut Vec<u8>, tag: &Tag, depth: usize) -> Resul
             out.extend(bytes_of(v));
         }
         Tag::String(s) => write_str::<F>(out, s)?,
-        Tag::List(l) => write_list::<F>(out, l, depth)?,
-        Tag::Compound(c) => write_compound::<F>(out, c, depth)?,
+        Tag::List(l) => super::guard(depth, || write_list::<F>(out, l, depth))?,
+        Tag::Compound(c) => super::guard(depth, || write_compound::<F>(out, c, depth))?,
         Tag::IntArray(v) => {
             seq_len::<F>(out, v.len())?;
             F::w_i32s(out, v);
@@ -152,8 +152,10 @@ fn write_list<F: Flavor>(out: &mut Vec<u8>, l: &List, depth: usize) -> Result<()
             Ok(())
         })?,
         List::String(v) => each(v, |s| write_str::<F>(out, s))?,
-        List::List(v) => each(v, |x| write_list::<F>(out, x, depth))?,
-        List::Compound(v) => each(v, |x| write_compound::<F>(out, x, depth))?,
+        List::List(v) => super::guard(depth, || each(v, |x| write_list::<F>(out, x, depth)))?,
+        List::Compound(v) => {
+            super::guard(depth, || each(v, |x| write_compound::<F>(out, x, depth)))?
+        }
         List::IntArray(v) => each(v, |a| {
             seq_len::<F>(out, a.len())?;
             F::w_i32s(out, a);
