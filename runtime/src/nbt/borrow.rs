@@ -273,7 +273,7 @@ impl<'a> StrRef<'a> {
     pub fn to_nbt_string(&self) -> NbtString {
         if self.utf8 {
             match mutf8::from_utf8_bytes(self.bytes) {
-                Some(b) => NbtString::from_mutf8(b.into_owned()),
+                Some(b) => NbtString::from_mutf8(&b),
                 None => NbtString::default(),
             }
         } else {
