@@ -1,0 +1,186 @@
+//! Property tests: random trees round-trip through every binary flavour, the zero-copy reader,
+//! the JSON dump and SNBT.
+
+use def_runtime::nbt::borrow::BorrowedNbt;
+use def_runtime::nbt::dump::{self, Json};
+use def_runtime::nbt::{
+    Compound, Edition, List, Nbt, NbtString, ReadOptions, RootForm, Tag, TagType, read_exact, snbt,
+};
+use proptest::prelude::*;
+
+fn nbt_string() -> impl Strategy<Value = NbtString> {
+    prop_oneof![
+        "[a-zA-Z0-9_]{0,10}".prop_map(NbtString::from),
+        "\\PC{0,8}".prop_map(NbtString::from),
+        // Any UTF-16, lone surrogates and NUL included.
+        prop::collection::vec(any::<u16>(), 0..6).prop_map(|u| NbtString::from_utf16(&u)),
+        Just(NbtString::from("a\0b \" \\ '")),
+    ]
+}
+
+fn leaf() -> impl Strategy<Value = Tag> {
+    prop_oneof![
+        any::<i8>().prop_map(Tag::Byte),
+        any::<i16>().prop_map(Tag::Short),
+        any::<i32>().prop_map(Tag::Int),
+        any::<i64>().prop_map(Tag::Long),
+        any::<u32>().prop_map(|b| Tag::Float(f32::from_bits(b))),
+        any::<u64>().prop_map(|b| Tag::Double(f64::from_bits(b))),
+        prop::collection::vec(any::<i8>(), 0..8).prop_map(Tag::ByteArray),
+        nbt_string().prop_map(Tag::String),
+        prop::collection::vec(any::<i32>(), 0..8).prop_map(Tag::IntArray),
+        prop::collection::vec(any::<i64>(), 0..8).prop_map(Tag::LongArray),
+        (0u8..=12).prop_map(|t| Tag::List(List::empty(TagType::from_id(t).unwrap()))),
+    ]
+}
+
+fn tag() -> impl Strategy<Value = Tag> {
+    leaf().prop_recursive(5, 96, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec((nbt_string(), inner.clone()), 0..6)
+                .prop_map(|e| Tag::Compound(Compound::from_entries(e))),
+            prop::collection::vec(inner, 0..6).prop_map(|v| {
+                let ty = v.first().map(Tag::tag_type);
+                let same: Vec<Tag> = v.into_iter().filter(|t| Some(t.tag_type()) == ty).collect();
+                Tag::List(List::from_tags(same).unwrap())
+            }),
+        ]
+    })
+}
+
+fn root() -> impl Strategy<Value = Nbt> {
+    (
+        nbt_string(),
+        prop::collection::vec((nbt_string(), tag()), 0..6),
+    )
+        .prop_map(|(n, e)| Nbt::named(n, Compound::from_entries(e)))
+}
+
+/// What SNBT can express: empty lists lose their type, NaNs their payload.
+fn snbt_normal(t: &Tag) -> Tag {
+    match t {
+        Tag::Float(v) if v.is_nan() => Tag::Float(f32::NAN),
+        Tag::Double(v) if v.is_nan() => Tag::Double(f64::NAN),
+        Tag::List(l) if l.is_empty() => Tag::List(List::End),
+        Tag::List(l) => {
+            Tag::List(List::from_tags(l.iter().map(|x| snbt_normal(&x)).collect()).unwrap())
+        }
+        Tag::Compound(c) => Tag::Compound(Compound::from_entries(
+            c.entries()
+                .iter()
+                .map(|(k, v)| (k.clone(), snbt_normal(v)))
+                .collect(),
+        )),
+        other => other.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(192))]
+
+    #[test]
+    fn java_binary_round_trip(r in root()) {
+        let bytes = r.to_bytes(Edition::Java).unwrap();
+        let o = ReadOptions::default();
+        let back = read_exact(&bytes, &o).unwrap();
+        prop_assert_eq!(&back, &r);
+        prop_assert_eq!(back.to_bytes(Edition::Java).unwrap(), bytes.clone());
+        let b = BorrowedNbt::read(&bytes, &o).unwrap();
+        prop_assert_eq!(b.consumed(), bytes.len());
+        prop_assert_eq!(&b.to_owned_roots()[0], &r);
+    }
+
+    #[test]
+    fn nameless_root_of_any_type(t in tag()) {
+        let r = Nbt::nameless(t);
+        let bytes = r.to_bytes(Edition::Java).unwrap();
+        let o = ReadOptions::default().root(RootForm::Nameless);
+        prop_assert_eq!(read_exact(&bytes, &o).unwrap(), r.clone());
+        prop_assert_eq!(BorrowedNbt::read(&bytes, &o).unwrap().to_owned_roots()[0].clone(), r);
+    }
+
+    #[test]
+    fn bedrock_round_trips(r in root()) {
+        for ed in [Edition::Bedrock, Edition::BedrockNetwork] {
+            // Bedrock strings are UTF-8: a tree with a lone surrogate cannot be written.
+            let Ok(bytes) = r.to_bytes(ed) else { continue };
+            let o = ReadOptions::new(ed);
+            let back = read_exact(&bytes, &o).unwrap();
+            prop_assert_eq!(&back, &r);
+            prop_assert_eq!(back.to_bytes(ed).unwrap(), bytes.clone());
+            prop_assert_eq!(&BorrowedNbt::read(&bytes, &o).unwrap().to_owned_roots()[0], &r);
+        }
+    }
+
+    #[test]
+    fn json_dump_round_trip(r in root()) {
+        let text = dump::root_to_json(&r);
+        let j = Json::parse(&text).unwrap();
+        prop_assert_eq!(dump::root_from_json(&j).unwrap(), r);
+    }
+
+    #[test]
+    fn snbt_round_trip(t in tag()) {
+        let text = snbt::to_snbt(&t);
+        let back = snbt::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}: {text}")))?;
+        prop_assert_eq!(back, snbt_normal(&t), "{}", text);
+    }
+}
+
+#[test]
+fn macro_builds_trees() {
+    let t = def_runtime::nbt::nbt!({
+        "name": "Steve",
+        "health": 20.0f32,
+        "pos": [1.5f64, 64.0f64, (-3.25f64)],
+        "inv": [{ "id": "minecraft:stone", "count": 3i8 }],
+        "empty": [],
+        "longs": (vec![1i64, 2, 3]),
+    });
+    let c = t.as_compound().unwrap();
+    assert_eq!(
+        c.get("name")
+            .and_then(Tag::as_string)
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        "Steve"
+    );
+    assert_eq!(
+        c.get("pos").and_then(Tag::as_list).unwrap().element_type(),
+        TagType::Double
+    );
+    assert_eq!(
+        c.get("empty")
+            .and_then(Tag::as_list)
+            .unwrap()
+            .element_type(),
+        TagType::End
+    );
+    assert_eq!(c.get("longs").unwrap().tag_type(), TagType::LongArray);
+    assert_eq!(
+        snbt::to_snbt(&t),
+        r#"{name:"Steve",health:20.0f,pos:[1.5d,64.0d,-3.25d],inv:[{id:"minecraft:stone",count:3b}],empty:[],longs:[L;1L,2L,3L]}"#
+    );
+}
+
+#[test]
+fn bigtest_snbt_equals_its_binary_twin() {
+    let dir = std::env::var_os("WIRE_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
+        .join("nbt-samples");
+    let (Ok(text), Ok(raw)) = (
+        std::fs::read_to_string(dir.join("amulet__bigtest.snbt")),
+        std::fs::read(dir.join("simdnbt__bigtest.nbt")),
+    ) else {
+        assert!(std::env::var_os("CI").is_none(), "samples missing");
+        eprintln!("*** SKIPPED: NBT samples not found ***");
+        return;
+    };
+    let from_text = snbt::parse(&text).unwrap();
+    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    assert_eq!(from_text, f.roots[0].tag);
+    // And our own SNBT of it parses back to the same tree.
+    assert_eq!(snbt::parse(&snbt::to_snbt(&from_text)).unwrap(), from_text);
+}
