@@ -66,28 +66,69 @@ fn decode_memory_is_bounded_by_input_size() {
         ("array count 2^31-1", words(&[0x13, 0x7fff_ffff, 0])),
         ("dictionary count 2^31-1", words(&[0x12, 0x7fff_ffff, 0, 0])),
         ("string array count 2^31-1", words(&[0x17, 0x7fff_ffff, 0])),
-        ("node path 2^31-1 names", words(&[0x0f, 0xffff_ffff, 0xffff_ffff, 0, 0])),
-        ("object 2^32-1 properties", [words(&[0x11, 1]), b"A\0\0\0".to_vec(), words(&[0xffff_ffff])].concat()),
+        (
+            "node path 2^31-1 names",
+            words(&[0x0f, 0xffff_ffff, 0xffff_ffff, 0, 0]),
+        ),
+        (
+            "object 2^32-1 properties",
+            [
+                words(&[0x11, 1]),
+                b"A\0\0\0".to_vec(),
+                words(&[0xffff_ffff]),
+            ]
+            .concat(),
+        ),
         ("byte array 2^31-1", words(&[0x14, 0x7fff_ffff, 0])),
         ("string 2^31-1", words(&[0x04, 0x7fff_fff0, 0])),
     ];
     // Deep nesting where every level announces a huge count.
-    cases.push(("nested huge counts g3", repeat(&words(&[0x13, 0x7fff_ffff]), 5000)));
-    cases.push(("nested huge counts g4", repeat(&words(&[0x1c, 0x7fff_ffff]), 5000)));
+    cases.push((
+        "nested huge counts g3",
+        repeat(&words(&[0x13, 0x7fff_ffff]), 5000),
+    ));
+    cases.push((
+        "nested huge counts g4",
+        repeat(&words(&[0x1c, 0x7fff_ffff]), 5000),
+    ));
     // Many tiny elements: NILs in an array, empty arrays in an array, NIL pairs in a dict.
     let n = 100_000;
-    cases.push(("array of nils", [words(&[0x13, n as u32]), repeat(&words(&[0]), n)].concat()));
-    cases.push(("array of empty arrays", [words(&[0x13, n as u32]), repeat(&words(&[0x13, 0]), n)].concat()));
+    cases.push((
+        "array of nils",
+        [words(&[0x13, n as u32]), repeat(&words(&[0]), n)].concat(),
+    ));
+    cases.push((
+        "array of empty arrays",
+        [words(&[0x13, n as u32]), repeat(&words(&[0x13, 0]), n)].concat(),
+    ));
     cases.push((
         "dict of distinct int keys",
-        [words(&[0x12, n as u32]), (0..n as u32).flat_map(|i| words(&[2, i, 0])).collect()].concat(),
+        [
+            words(&[0x12, n as u32]),
+            (0..n as u32).flat_map(|i| words(&[2, i, 0])).collect(),
+        ]
+        .concat(),
     ));
-    cases.push(("string array of empties", [words(&[0x17, n as u32]), repeat(&words(&[0]), n)].concat()));
-    cases.push(("packed vector2s", [words(&[0x18, n as u32]), repeat(&words(&[0, 0]), n)].concat()));
+    cases.push((
+        "string array of empties",
+        [words(&[0x17, n as u32]), repeat(&words(&[0]), n)].concat(),
+    ));
+    cases.push((
+        "packed vector2s",
+        [words(&[0x18, n as u32]), repeat(&words(&[0, 0]), n)].concat(),
+    ));
     for (name, input) in &cases {
         let peak = peak_during_decode(input);
         let bound = 40 * input.len() + 64 * 1024;
-        assert!(peak <= bound, "{name}: peak {peak} bytes for {} input bytes (bound {bound})", input.len());
-        eprintln!("{name}: {} input bytes, peak {peak} bytes ({:.1}x)", input.len(), peak as f64 / input.len() as f64);
+        assert!(
+            peak <= bound,
+            "{name}: peak {peak} bytes for {} input bytes (bound {bound})",
+            input.len()
+        );
+        eprintln!(
+            "{name}: {} input bytes, peak {peak} bytes ({:.1}x)",
+            input.len(),
+            peak as f64 / input.len() as f64
+        );
     }
 }

@@ -30,7 +30,9 @@ fn find_engine() -> Option<PathBuf> {
         return Some(PathBuf::from(p));
     }
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join("godot3-server")).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join("godot3-server"))
+        .find(|p| p.is_file())
 }
 
 /// Null objects are NIL on the wire; compare them as NIL.
@@ -38,12 +40,19 @@ fn normalize(v: &Variant) -> Variant {
     match v {
         Variant::Object(Object::Null) => Variant::Nil,
         Variant::Array(a) => Variant::array(a.items.iter().map(normalize).collect()),
-        Variant::Dictionary(d) => {
-            Variant::dictionary(d.entries.iter().map(|(k, v)| (normalize(k), normalize(v))).collect())
-        }
+        Variant::Dictionary(d) => Variant::dictionary(
+            d.entries
+                .iter()
+                .map(|(k, v)| (normalize(k), normalize(v)))
+                .collect(),
+        ),
         Variant::Object(Object::Full(o)) => Variant::Object(Object::Full(Box::new(FullObject {
             class: o.class.clone(),
-            properties: o.properties.iter().map(|(n, v)| (n.clone(), normalize(v))).collect(),
+            properties: o
+                .properties
+                .iter()
+                .map(|(n, v)| (n.clone(), normalize(v)))
+                .collect(),
         }))),
         other => other.clone(),
     }
@@ -53,7 +62,10 @@ fn has_node_path(v: &Variant) -> bool {
     match v {
         Variant::NodePath(_) => true,
         Variant::Array(a) => a.items.iter().any(has_node_path),
-        Variant::Dictionary(d) => d.entries.iter().any(|(k, v)| has_node_path(k) || has_node_path(v)),
+        Variant::Dictionary(d) => d
+            .entries
+            .iter()
+            .any(|(k, v)| has_node_path(k) || has_node_path(v)),
         Variant::Object(Object::Full(o)) => o.properties.iter().any(|(_, v)| has_node_path(v)),
         _ => false,
     }
@@ -81,13 +93,22 @@ fn g3(allow: bool) -> DecodeOptions {
 /// Our own values for the engine to decode.
 fn our_values() -> Vec<(&'static str, Variant)> {
     let s = |x: &str| Variant::string(x);
-    let v2 = |x: f32, y: f32| Vector2 { x: x.into(), y: y.into() };
+    let v2 = |x: f32, y: f32| Vector2 {
+        x: x.into(),
+        y: y.into(),
+    };
     let nested = Variant::dictionary(vec![
         (s("name"), s("player ✓")),
         (s("hp"), Variant::Int(-12)),
         (s("pos"), Variant::Vector2(v2(1.5, -0.1))),
-        (Variant::Int(7), Variant::array(vec![Variant::Nil, Variant::Bool(true), Variant::Float(0.1)])),
-        (Variant::Vector2(v2(1.0, 2.0)), Variant::PackedByteArray(vec![9, 8, 7])),
+        (
+            Variant::Int(7),
+            Variant::array(vec![Variant::Nil, Variant::Bool(true), Variant::Float(0.1)]),
+        ),
+        (
+            Variant::Vector2(v2(1.0, 2.0)),
+            Variant::PackedByteArray(vec![9, 8, 7]),
+        ),
     ]);
     let mut deep = Variant::array(vec![Variant::Int(1)]);
     // 40 levels: the engine's description goes through serde_json (nesting limit 128).
@@ -103,40 +124,145 @@ fn our_values() -> Vec<(&'static str, Variant)> {
         ("float_exact", Variant::Float(-2.5)),
         ("float_inexact", Variant::Float(std::f64::consts::PI)),
         ("float_neg0", Variant::Float(-0.0)),
-        ("float_nan_payload", Variant::Float(f64::from_bits(0x7ff8_0000_2000_0000))),
+        (
+            "float_nan_payload",
+            Variant::Float(f64::from_bits(0x7ff8_0000_2000_0000)),
+        ),
         ("float_min_subnormal", Variant::Float(f64::from_bits(1))),
         ("string", s("hello, wörld 😀")),
         ("string_5", s("abcde")),
         ("vector2", Variant::Vector2(v2(0.1, 1e-30))),
-        ("rect2", Variant::Rect2(Box::new(Rect2 { x: 1.0, y: -2.0, w: 3.25, h: 0.5 }))),
-        ("vector3", Variant::Vector3(Vector3 { x: 1.0, y: 2.0, z: -3.0 })),
-        ("transform2d", Variant::Transform2D(Box::new(Transform2D([1.0, 0.0, 0.0, 1.0, 10.5, -3.0])))),
-        ("plane", Variant::Plane(Box::new(Plane { nx: 0.0, ny: 1.0, nz: 0.0, d: 4.0 }))),
-        ("quat", Variant::Quaternion(Box::new(Quaternion { x: 0.0, y: 0.0, z: 0.5, w: 0.5 }))),
-        ("aabb", Variant::Aabb(Box::new(Aabb { x: 0.0, y: 1.0, z: 2.0, w: 3.0, h: 4.0, d: 5.0 }))),
-        ("basis", Variant::Basis(Box::new(Basis([1.0, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0])))),
+        (
+            "rect2",
+            Variant::Rect2(Box::new(Rect2 {
+                x: 1.0,
+                y: -2.0,
+                w: 3.25,
+                h: 0.5,
+            })),
+        ),
+        (
+            "vector3",
+            Variant::Vector3(Vector3 {
+                x: 1.0,
+                y: 2.0,
+                z: -3.0,
+            }),
+        ),
+        (
+            "transform2d",
+            Variant::Transform2D(Box::new(Transform2D([1.0, 0.0, 0.0, 1.0, 10.5, -3.0]))),
+        ),
+        (
+            "plane",
+            Variant::Plane(Box::new(Plane {
+                nx: 0.0,
+                ny: 1.0,
+                nz: 0.0,
+                d: 4.0,
+            })),
+        ),
+        (
+            "quat",
+            Variant::Quaternion(Box::new(Quaternion {
+                x: 0.0,
+                y: 0.0,
+                z: 0.5,
+                w: 0.5,
+            })),
+        ),
+        (
+            "aabb",
+            Variant::Aabb(Box::new(Aabb {
+                x: 0.0,
+                y: 1.0,
+                z: 2.0,
+                w: 3.0,
+                h: 4.0,
+                d: 5.0,
+            })),
+        ),
+        (
+            "basis",
+            Variant::Basis(Box::new(Basis([
+                1.0, 4.0, 7.0, 2.0, 5.0, 8.0, 3.0, 6.0, 9.0,
+            ]))),
+        ),
         (
             "transform",
-            Variant::Transform3D(Box::new(Transform3D([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 7.0, 8.0, 9.0]))),
+            Variant::Transform3D(Box::new(Transform3D([
+                1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 7.0, 8.0, 9.0,
+            ]))),
         ),
-        ("color", Variant::Color(Color { r: 1.0, g: 0.5, b: 0.25, a: 0.125 })),
-        ("nodepath", Variant::NodePath(Box::new(NodePath::parse("/root/World/Player:position:x")))),
-        ("nodepath_rel", Variant::NodePath(Box::new(NodePath::parse("../a/bcde")))),
+        (
+            "color",
+            Variant::Color(Color {
+                r: 1.0,
+                g: 0.5,
+                b: 0.25,
+                a: 0.125,
+            }),
+        ),
+        (
+            "nodepath",
+            Variant::NodePath(Box::new(NodePath::parse("/root/World/Player:position:x"))),
+        ),
+        (
+            "nodepath_rel",
+            Variant::NodePath(Box::new(NodePath::parse("../a/bcde"))),
+        ),
         ("rid", Variant::Rid(0)),
         ("object_null", Variant::Object(Object::Null)),
         ("object_id", Variant::Object(Object::Id(1234))),
         ("dict", nested),
         ("array_deep_41", deep),
         ("bytes_odd", Variant::PackedByteArray(vec![1, 2, 3, 4, 5])),
-        ("ints", Variant::PackedInt32Array(vec![i32::MIN, -1, 0, 1, i32::MAX])),
-        ("reals", Variant::PackedFloat32Array(vec![0.1, -0.0, f32::INFINITY, 3.5])),
-        ("strings", Variant::PackedStringArray(vec!["".into(), "x".into(), "yz".into(), "wxyz".into(), "ü".into()])),
-        ("vector2s", Variant::PackedVector2Array(vec![v2(1.0, 2.0), v2(-0.5, 0.25)])),
+        (
+            "ints",
+            Variant::PackedInt32Array(vec![i32::MIN, -1, 0, 1, i32::MAX]),
+        ),
+        (
+            "reals",
+            Variant::PackedFloat32Array(vec![0.1, -0.0, f32::INFINITY, 3.5]),
+        ),
+        (
+            "strings",
+            Variant::PackedStringArray(vec![
+                "".into(),
+                "x".into(),
+                "yz".into(),
+                "wxyz".into(),
+                "ü".into(),
+            ]),
+        ),
+        (
+            "vector2s",
+            Variant::PackedVector2Array(vec![v2(1.0, 2.0), v2(-0.5, 0.25)]),
+        ),
         (
             "vector3s",
-            Variant::PackedVector3Array(vec![Vector3 { x: 1.0, y: 2.0, z: 3.0 }, Vector3 { x: 0.0, y: -1.0, z: 0.5 }]),
+            Variant::PackedVector3Array(vec![
+                Vector3 {
+                    x: 1.0,
+                    y: 2.0,
+                    z: 3.0,
+                },
+                Vector3 {
+                    x: 0.0,
+                    y: -1.0,
+                    z: 0.5,
+                },
+            ]),
         ),
-        ("colors", Variant::PackedColorArray(vec![Color { r: 0.1, g: 0.2, b: 0.3, a: 1.0 }])),
+        (
+            "colors",
+            Variant::PackedColorArray(vec![Color {
+                r: 0.1,
+                g: 0.2,
+                b: 0.3,
+                a: 1.0,
+            }]),
+        ),
     ]
 }
 
@@ -157,7 +283,14 @@ fn our_objects() -> Vec<(&'static str, Variant)> {
     vec![
         ("full_reference", reference.clone()),
         ("full_resource", resource),
-        ("array_of_objects", Variant::array(vec![reference, Variant::Object(Object::Null), Variant::Int(3)])),
+        (
+            "array_of_objects",
+            Variant::array(vec![
+                reference,
+                Variant::Object(Object::Null),
+                Variant::Int(3),
+            ]),
+        ),
     ]
 }
 
@@ -196,25 +329,73 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
         ("utf8_nul_in_sequence", "0400000002000000c3000000", false),
         ("nodepath_old_format", "0f0000000100000061000000", false),
         ("nodepath_short", "0f0000000100008000000000", false),
-        ("nodepath_property_flag", "0f00000001000080000000000200000001000000610000000100000062000000", false),
-        ("nodepath_empty_absolute", "0f000000000000800000000001000000", false),
+        (
+            "nodepath_property_flag",
+            "0f00000001000080000000000200000001000000610000000100000062000000",
+            false,
+        ),
+        (
+            "nodepath_empty_absolute",
+            "0f000000000000800000000001000000",
+            false,
+        ),
         ("rid_with_trailing", "1000000001020304", false),
-        ("object_full_refused", "11000000090000005265666572656e63650000000100000006000000736372697074000000000000", false),
-        ("object_full_allowed", "11000000090000005265666572656e63650000000100000006000000736372697074000000000000", true),
+        (
+            "object_full_refused",
+            "11000000090000005265666572656e63650000000100000006000000736372697074000000000000",
+            false,
+        ),
+        (
+            "object_full_allowed",
+            "11000000090000005265666572656e63650000000100000006000000736372697074000000000000",
+            true,
+        ),
         ("object_empty_class", "1100000000000000", true),
         ("object_empty_class_refused", "1100000000000000", false),
-        ("object_unknown_class", "110000000300000058797a000000000000", true),
-        ("object_missing_count", "11000000090000005265666572656e6365000000", true),
-        ("object_unknown_property", "11000000090000005265666572656e6365000000010000000300000078797a0002000000", true),
+        (
+            "object_unknown_class",
+            "110000000300000058797a000000000000",
+            true,
+        ),
+        (
+            "object_missing_count",
+            "11000000090000005265666572656e6365000000",
+            true,
+        ),
+        (
+            "object_unknown_property",
+            "11000000090000005265666572656e6365000000010000000300000078797a0002000000",
+            true,
+        ),
         ("object_id_0", "110001000000000000000000", false),
         ("object_id_truncated", "1100010001000000", false),
         ("dict_short_count", "120000000100", false),
-        ("dict_duplicate_keys", "1200000002000000020000000100000002000000050000000200000001000000020000000600000002000000", false),
-        ("dict_duplicate_float_keys", "120000000200000003000000000000000200000001000000030000000000008002000000020000000300000000000000", false),
+        (
+            "dict_duplicate_keys",
+            "1200000002000000020000000100000002000000050000000200000001000000020000000600000002000000",
+            false,
+        ),
+        (
+            "dict_duplicate_float_keys",
+            "120000000200000003000000000000000200000001000000030000000000008002000000020000000300000000000000",
+            false,
+        ),
         ("dict_missing_value", "120000000100000002000000", false),
-        ("array_shared_bit", "130000000100008002000000050000000", false),
-        ("array_shared_bit_full", "13000000010000800200000005000000", false),
-        ("array_count_exceeds", "1300000005000000020000000100000", false),
+        (
+            "array_shared_bit",
+            "130000000100008002000000050000000",
+            false,
+        ),
+        (
+            "array_shared_bit_full",
+            "13000000010000800200000005000000",
+            false,
+        ),
+        (
+            "array_count_exceeds",
+            "1300000005000000020000000100000",
+            false,
+        ),
         ("array_count_huge", "13000000ffffff7f", false),
         ("bytes_no_pad_at_end", "1400000003000000010203", false),
         ("bytes_negative", "14000000ffffffff", false),
@@ -223,7 +404,11 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
         ("ints_short", "150000000200000001000000", false),
         ("reals_negative", "16000000ffffffff", false),
         ("strings_negative_count", "17000000ffffffff", false),
-        ("strings_without_nul", "1700000001000000020000006162000000", false),
+        (
+            "strings_without_nul",
+            "1700000001000000020000006162000000",
+            false,
+        ),
         ("strings_truncated", "170000000200000002000000610000", false),
         ("vector2s_overflow", "1800000000000020", false),
         ("colors_short", "1a0000000100000000000000", false),
@@ -236,7 +421,10 @@ struct Run {
 }
 
 fn run_engine(engine: &Path, input: &str) -> Run {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
     let dir = std::env::temp_dir().join(format!("godot-diff-{}-{nanos}", std::process::id()));
     let project = dir.join("project");
     let home = dir.join("home");
@@ -287,7 +475,10 @@ fn run_engine(engine: &Path, input: &str) -> Run {
             String::from_utf8_lossy(&output.stdout)
         )
     });
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(
         lines.last().map(|l| l["part"].clone()),
         Some(Value::from("done")),
@@ -295,8 +486,17 @@ fn run_engine(engine: &Path, input: &str) -> Run {
         String::from_utf8_lossy(&output.stderr)
     );
     let _ = std::fs::remove_dir_all(&dir);
-    let part = |p: &str| lines.iter().filter(|l| l["part"] == p).cloned().collect::<Vec<_>>();
-    Run { encoded: part("encode"), decoded: part("decode") }
+    let part = |p: &str| {
+        lines
+            .iter()
+            .filter(|l| l["part"] == p)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    Run {
+        encoded: part("encode"),
+        decoded: part("decode"),
+    }
 }
 
 #[test]
@@ -305,7 +505,9 @@ fn differential_against_godot3_engine() {
         if std::env::var_os("CI").is_some() {
             panic!("godot3-server not found under CI (run .ci/install-godot)");
         }
-        eprintln!("=== SKIPPED: godot3-server not found; run .ci/install-godot (or set GODOT3_BIN) ===");
+        eprintln!(
+            "=== SKIPPED: godot3-server not found; run .ci/install-godot (or set GODOT3_BIN) ==="
+        );
         return;
     };
 
@@ -316,15 +518,28 @@ fn differential_against_godot3_engine() {
         inputs.push((format!("ours:{name}"), encode(&v, &enc).unwrap(), false));
     }
     for (name, v) in our_objects() {
-        inputs.push((format!("ours:{name}"), encode(&v, &enc.full_objects(true)).unwrap(), true));
+        inputs.push((
+            format!("ours:{name}"),
+            encode(&v, &enc.full_objects(true)).unwrap(),
+            true,
+        ));
     }
     for (name, h, allow) in probes() {
-        let h = if h.len() % 2 == 1 { &h[..h.len() - 1] } else { h };
+        let h = if h.len() % 2 == 1 {
+            &h[..h.len() - 1]
+        } else {
+            h
+        };
         inputs.push((format!("probe:{name}"), unhex(h), allow));
     }
     let input: String = inputs
         .iter()
-        .map(|(n, b, a)| format!("{}\n", serde_json::json!({"name": n, "hex": hex(b), "allow": if *a { "1" } else { "0" }})))
+        .map(|(n, b, a)| {
+            format!(
+                "{}\n",
+                serde_json::json!({"name": n, "hex": hex(b), "allow": if *a { "1" } else { "0" }})
+            )
+        })
         .collect();
 
     let run = run_engine(&engine, &input);
@@ -344,31 +559,52 @@ fn differential_against_godot3_engine() {
                     normalize(&got) == expected
                 };
                 if !ok || used != bytes.len() {
-                    failures.push(format!("A {name}: decoded {got:?} ({used} bytes), engine described {expected:?}"));
+                    failures.push(format!(
+                        "A {name}: decoded {got:?} ({used} bytes), engine described {expected:?}"
+                    ));
                 }
                 let again = encode(&got, &enc).unwrap();
                 if !same_bytes(&again, &bytes, &got) {
-                    failures.push(format!("A {name}: re-encoded {} != engine {}", hex(&again), hex(&bytes)));
+                    failures.push(format!(
+                        "A {name}: re-encoded {} != engine {}",
+                        hex(&again),
+                        hex(&bytes)
+                    ));
                 }
             }
-            Err(e) => failures.push(format!("A {name}: we refused the engine's bytes {}: {e}", hex(&bytes))),
+            Err(e) => failures.push(format!(
+                "A {name}: we refused the engine's bytes {}: {e}",
+                hex(&bytes)
+            )),
         }
         match decode(&full, &g3(true)) {
             Ok((got, _)) => {
                 if normalize(&got) != expected {
-                    failures.push(format!("A {name} (full): decoded {got:?}, engine described {expected:?}"));
+                    failures.push(format!(
+                        "A {name} (full): decoded {got:?}, engine described {expected:?}"
+                    ));
                 }
                 let again = encode(&got, &enc.full_objects(true)).unwrap();
                 if !same_bytes(&again, &full, &got) {
-                    failures.push(format!("A {name} (full): re-encoded {} != engine {}", hex(&again), hex(&full)));
+                    failures.push(format!(
+                        "A {name} (full): re-encoded {} != engine {}",
+                        hex(&again),
+                        hex(&full)
+                    ));
                 }
             }
-            Err(e) => failures.push(format!("A {name} (full): we refused the engine's bytes: {e}")),
+            Err(e) => failures.push(format!(
+                "A {name} (full): we refused the engine's bytes: {e}"
+            )),
         }
     }
 
     // Part B: the engine decodes our bytes.
-    assert_eq!(run.decoded.len(), inputs.len(), "one engine answer per input");
+    assert_eq!(
+        run.decoded.len(),
+        inputs.len(),
+        "one engine answer per input"
+    );
     let mut agreed_errors = 0;
     for ((name, bytes, allow), rec) in inputs.iter().zip(&run.decoded) {
         assert_eq!(rec["name"].as_str(), Some(name.as_str()));
@@ -379,17 +615,27 @@ fn differential_against_godot3_engine() {
                 let ours_n = normalize(&ours);
                 // Godot 3.2.3 keeps code points a Rust String cannot hold (surrogates, above
                 // U+10FFFF); we hold U+FFFD instead.
-                let lossy = ["probe:utf8_surrogate", "probe:utf8_above_10ffff", "probe:utf8_5_byte"]
-                    .contains(&name.as_str());
+                let lossy = [
+                    "probe:utf8_surrogate",
+                    "probe:utf8_above_10ffff",
+                    "probe:utf8_5_byte",
+                ]
+                .contains(&name.as_str());
                 if !lossy && ours_n != engine_value {
-                    failures.push(format!("B {name}: we decoded {ours:?}, the engine {engine_value:?}"));
+                    failures.push(format!(
+                        "B {name}: we decoded {ours:?}, the engine {engine_value:?}"
+                    ));
                 }
                 let again = encode(&ours, &enc.full_objects(*allow)).unwrap();
                 if has_object(&ours) {
                     // The engine re-encodes an EncodedObjectAsID with its own (new) instance id.
-                    let back = decode(&engine_reencode, &g3(*allow)).map(|(v, _)| as_ids(&normalize(&v)));
+                    let back =
+                        decode(&engine_reencode, &g3(*allow)).map(|(v, _)| as_ids(&normalize(&v)));
                     if back != Ok(as_ids(&ours_n)) {
-                        failures.push(format!("B {name}: engine re-encoding {} differs", hex(&engine_reencode)));
+                        failures.push(format!(
+                            "B {name}: engine re-encoding {} differs",
+                            hex(&engine_reencode)
+                        ));
                     }
                 } else if !lossy && !same_bytes(&again, &engine_reencode, &ours) {
                     failures.push(format!(
@@ -401,7 +647,9 @@ fn differential_against_godot3_engine() {
             }
             Err(e) => {
                 if engine_value != Variant::Nil {
-                    failures.push(format!("B {name}: we refused ({e}) but the engine decoded {engine_value:?}"));
+                    failures.push(format!(
+                        "B {name}: we refused ({e}) but the engine decoded {engine_value:?}"
+                    ));
                 } else {
                     agreed_errors += 1;
                 }
@@ -415,6 +663,11 @@ fn differential_against_godot3_engine() {
         agreed_errors,
         failures.len()
     );
-    assert!(failures.is_empty(), "{} mismatches with the engine:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches with the engine:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(run.encoded.len() >= 60 && agreed_errors >= 20);
 }

@@ -12,7 +12,9 @@ use proptest::prelude::*;
 fn widen(f: f32) -> f64 {
     if f.is_nan() {
         let b = f.to_bits();
-        f64::from_bits((u64::from(b >> 31) << 63) | 0x7FF0_0000_0000_0000 | (u64::from(b & 0x7F_FFFF) << 29))
+        f64::from_bits(
+            (u64::from(b >> 31) << 63) | 0x7FF0_0000_0000_0000 | (u64::from(b & 0x7F_FFFF) << 29),
+        )
     } else {
         f64::from(f)
     }
@@ -27,7 +29,9 @@ fn real(double: bool) -> BoxedStrategy<f64> {
 }
 
 fn reals<const N: usize>(double: bool) -> BoxedStrategy<[f64; N]> {
-    vec(real(double), N).prop_map(|v| std::array::from_fn(|i| v[i])).boxed()
+    vec(real(double), N)
+        .prop_map(|v| std::array::from_fn(|i| v[i]))
+        .boxed()
 }
 
 fn f32s() -> BoxedStrategy<f32> {
@@ -39,14 +43,24 @@ fn text() -> BoxedStrategy<String> {
 }
 
 fn color() -> BoxedStrategy<Color> {
-    [f32s(), f32s(), f32s(), f32s()].prop_map(Color::from_array).boxed()
+    [f32s(), f32s(), f32s(), f32s()]
+        .prop_map(Color::from_array)
+        .boxed()
 }
 
 fn node_path() -> BoxedStrategy<NodePath> {
-    (vec("[a-z]{0,5}", 0..4), vec("[a-z]{0,5}", 0..3), any::<bool>())
+    (
+        vec("[a-z]{0,5}", 0..4),
+        vec("[a-z]{0,5}", 0..3),
+        any::<bool>(),
+    )
         .prop_map(|(names, subnames, absolute)| {
             let absolute = absolute && !(names.is_empty() && subnames.is_empty());
-            NodePath { names, subnames, absolute }
+            NodePath {
+                names,
+                subnames,
+                absolute,
+            }
         })
         .boxed()
 }
@@ -58,50 +72,108 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
         any::<bool>().prop_map(Variant::Bool).boxed(),
         any::<i64>().prop_map(Variant::Int).boxed(),
         (-5i64..5).prop_map(Variant::Int).boxed(),
-        any::<u64>().prop_map(|b| Variant::Float(f64::from_bits(b))).boxed(),
+        any::<u64>()
+            .prop_map(|b| Variant::Float(f64::from_bits(b)))
+            .boxed(),
         any::<f32>().prop_map(|f| Variant::Float(f.into())).boxed(),
         text().prop_map(Variant::String).boxed(),
-        reals::<2>(d).prop_map(|a| Variant::Vector2(Vector2::from_array(a))).boxed(),
-        reals::<4>(d).prop_map(|a| Variant::Rect2(Box::new(Rect2::from_array(a)))).boxed(),
-        reals::<3>(d).prop_map(|a| Variant::Vector3(Vector3::from_array(a))).boxed(),
-        reals::<6>(d).prop_map(|a| Variant::Transform2D(Box::new(Transform2D(a)))).boxed(),
-        reals::<4>(d).prop_map(|a| Variant::Plane(Box::new(Plane::from_array(a)))).boxed(),
-        reals::<4>(d).prop_map(|a| Variant::Quaternion(Box::new(Quaternion::from_array(a)))).boxed(),
-        reals::<6>(d).prop_map(|a| Variant::Aabb(Box::new(Aabb::from_array(a)))).boxed(),
-        reals::<9>(d).prop_map(|a| Variant::Basis(Box::new(Basis(a)))).boxed(),
-        reals::<12>(d).prop_map(|a| Variant::Transform3D(Box::new(Transform3D(a)))).boxed(),
+        reals::<2>(d)
+            .prop_map(|a| Variant::Vector2(Vector2::from_array(a)))
+            .boxed(),
+        reals::<4>(d)
+            .prop_map(|a| Variant::Rect2(Box::new(Rect2::from_array(a))))
+            .boxed(),
+        reals::<3>(d)
+            .prop_map(|a| Variant::Vector3(Vector3::from_array(a)))
+            .boxed(),
+        reals::<6>(d)
+            .prop_map(|a| Variant::Transform2D(Box::new(Transform2D(a))))
+            .boxed(),
+        reals::<4>(d)
+            .prop_map(|a| Variant::Plane(Box::new(Plane::from_array(a))))
+            .boxed(),
+        reals::<4>(d)
+            .prop_map(|a| Variant::Quaternion(Box::new(Quaternion::from_array(a))))
+            .boxed(),
+        reals::<6>(d)
+            .prop_map(|a| Variant::Aabb(Box::new(Aabb::from_array(a))))
+            .boxed(),
+        reals::<9>(d)
+            .prop_map(|a| Variant::Basis(Box::new(Basis(a))))
+            .boxed(),
+        reals::<12>(d)
+            .prop_map(|a| Variant::Transform3D(Box::new(Transform3D(a))))
+            .boxed(),
         color().prop_map(Variant::Color).boxed(),
-        node_path().prop_map(|p| Variant::NodePath(Box::new(p))).boxed(),
-        (1u64..).prop_map(|id| Variant::Object(Object::Id(id))).boxed(),
-        vec(any::<u8>(), 0..20).prop_map(Variant::PackedByteArray).boxed(),
-        vec(any::<i32>(), 0..6).prop_map(Variant::PackedInt32Array).boxed(),
-        vec(f32s(), 0..6).prop_map(Variant::PackedFloat32Array).boxed(),
-        vec(text(), 0..5).prop_map(Variant::PackedStringArray).boxed(),
+        node_path()
+            .prop_map(|p| Variant::NodePath(Box::new(p)))
+            .boxed(),
+        (1u64..)
+            .prop_map(|id| Variant::Object(Object::Id(id)))
+            .boxed(),
+        vec(any::<u8>(), 0..20)
+            .prop_map(Variant::PackedByteArray)
+            .boxed(),
+        vec(any::<i32>(), 0..6)
+            .prop_map(Variant::PackedInt32Array)
+            .boxed(),
+        vec(f32s(), 0..6)
+            .prop_map(Variant::PackedFloat32Array)
+            .boxed(),
+        vec(text(), 0..5)
+            .prop_map(Variant::PackedStringArray)
+            .boxed(),
         vec(reals::<2>(d), 0..4)
-            .prop_map(|v| Variant::PackedVector2Array(v.into_iter().map(Vector2::from_array).collect()))
+            .prop_map(|v| {
+                Variant::PackedVector2Array(v.into_iter().map(Vector2::from_array).collect())
+            })
             .boxed(),
         vec(reals::<3>(d), 0..4)
-            .prop_map(|v| Variant::PackedVector3Array(v.into_iter().map(Vector3::from_array).collect()))
+            .prop_map(|v| {
+                Variant::PackedVector3Array(v.into_iter().map(Vector3::from_array).collect())
+            })
             .boxed(),
-        vec(color(), 0..4).prop_map(Variant::PackedColorArray).boxed(),
+        vec(color(), 0..4)
+            .prop_map(Variant::PackedColorArray)
+            .boxed(),
     ];
     match version {
         Version::Godot3 => s.push(Just(Variant::Rid(0)).boxed()),
         Version::Godot4 => s.extend([
             any::<u64>().prop_map(Variant::Rid).boxed(),
-            any::<[i32; 2]>().prop_map(|[x, y]| Variant::Vector2i(Vector2i { x, y })).boxed(),
-            any::<[i32; 3]>().prop_map(|[x, y, z]| Variant::Vector3i(Vector3i { x, y, z })).boxed(),
-            any::<[i32; 4]>().prop_map(|[x, y, z, w]| Variant::Vector4i(Vector4i { x, y, z, w })).boxed(),
-            any::<[i32; 4]>().prop_map(|[x, y, w, h]| Variant::Rect2i(Rect2i { x, y, w, h })).boxed(),
-            reals::<4>(d).prop_map(|a| Variant::Vector4(Box::new(Vector4::from_array(a)))).boxed(),
-            reals::<16>(d).prop_map(|a| Variant::Projection(Box::new(Projection(a)))).boxed(),
+            any::<[i32; 2]>()
+                .prop_map(|[x, y]| Variant::Vector2i(Vector2i { x, y }))
+                .boxed(),
+            any::<[i32; 3]>()
+                .prop_map(|[x, y, z]| Variant::Vector3i(Vector3i { x, y, z }))
+                .boxed(),
+            any::<[i32; 4]>()
+                .prop_map(|[x, y, z, w]| Variant::Vector4i(Vector4i { x, y, z, w }))
+                .boxed(),
+            any::<[i32; 4]>()
+                .prop_map(|[x, y, w, h]| Variant::Rect2i(Rect2i { x, y, w, h }))
+                .boxed(),
+            reals::<4>(d)
+                .prop_map(|a| Variant::Vector4(Box::new(Vector4::from_array(a))))
+                .boxed(),
+            reals::<16>(d)
+                .prop_map(|a| Variant::Projection(Box::new(Projection(a))))
+                .boxed(),
             text().prop_map(Variant::StringName).boxed(),
             Just(Variant::Callable).boxed(),
-            (text(), any::<u64>()).prop_map(|(name, object)| Variant::Signal(Box::new(Signal { name, object }))).boxed(),
-            vec(any::<i64>(), 0..5).prop_map(Variant::PackedInt64Array).boxed(),
-            vec(any::<u64>().prop_map(f64::from_bits), 0..5).prop_map(Variant::PackedFloat64Array).boxed(),
+            (text(), any::<u64>())
+                .prop_map(|(name, object)| Variant::Signal(Box::new(Signal { name, object })))
+                .boxed(),
+            vec(any::<i64>(), 0..5)
+                .prop_map(Variant::PackedInt64Array)
+                .boxed(),
+            vec(any::<u64>().prop_map(f64::from_bits), 0..5)
+                .prop_map(Variant::PackedFloat64Array)
+                .boxed(),
             vec(reals::<4>(d), 0..4)
-                .prop_map(|v| Variant::PackedVector4Array(v.into_iter().map(Vector4::from_array).collect()))
+                .prop_map(|v| {
+                    Variant::PackedVector4Array(v.into_iter().map(Vector4::from_array).collect())
+                })
                 .boxed(),
         ]),
     }
@@ -125,34 +197,59 @@ fn variant(version: Version, double: bool) -> BoxedStrategy<Variant> {
     leaf(version, double)
         .prop_recursive(4, 48, 6, move |inner| {
             prop_oneof![
-                (container_type(version), vec(inner.clone(), 0..6))
-                    .prop_map(|(element_type, items)| Variant::Array(Box::new(Array { element_type, items }))),
-                (container_type(version), container_type(version), vec(inner.clone(), 0..6)).prop_map(
-                    |(key_type, value_type, values)| {
+                (container_type(version), vec(inner.clone(), 0..6)).prop_map(
+                    |(element_type, items)| Variant::Array(Box::new(Array {
+                        element_type,
+                        items
+                    }))
+                ),
+                (
+                    container_type(version),
+                    container_type(version),
+                    vec(inner.clone(), 0..6)
+                )
+                    .prop_map(|(key_type, value_type, values)| {
                         // Distinct keys, so that decoding does not collapse duplicates.
                         let entries = values
                             .into_iter()
                             .enumerate()
                             .map(|(i, v)| {
-                                let k = if i % 2 == 0 { Variant::Int(i as i64) } else { Variant::string(format!("k{i}")) };
+                                let k = if i % 2 == 0 {
+                                    Variant::Int(i as i64)
+                                } else {
+                                    Variant::string(format!("k{i}"))
+                                };
                                 (k, v)
                             })
                             .collect();
-                        Variant::Dictionary(Box::new(Dictionary { key_type, value_type, entries }))
-                    }
-                ),
-                ("[A-Z][a-zA-Z]{0,8}", vec(("[a-z_]{1,8}".prop_filter("not script", |n| n != "script"), inner), 0..4))
-                    .prop_map(|(class, properties)| Variant::Object(Object::Full(Box::new(FullObject {
-                        class,
-                        properties
-                    })))),
+                        Variant::Dictionary(Box::new(Dictionary {
+                            key_type,
+                            value_type,
+                            entries,
+                        }))
+                    }),
+                (
+                    "[A-Z][a-zA-Z]{0,8}",
+                    vec(
+                        (
+                            "[a-z_]{1,8}".prop_filter("not script", |n| n != "script"),
+                            inner
+                        ),
+                        0..4
+                    )
+                )
+                    .prop_map(|(class, properties)| Variant::Object(Object::Full(
+                        Box::new(FullObject { class, properties })
+                    ))),
             ]
         })
         .boxed()
 }
 
 fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCaseError> {
-    let enc = EncodeOptions::new(version).full_objects(true).double_precision(double);
+    let enc = EncodeOptions::new(version)
+        .full_objects(true)
+        .double_precision(double);
     let bytes = encode(v, &enc).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(bytes.len() % 4, 0, "engine encodings are 4-byte multiples");
     let (back, used) = decode(&bytes, &DecodeOptions::new(version).allow_objects(true))
@@ -160,14 +257,18 @@ fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCas
     prop_assert_eq!(used, bytes.len());
     prop_assert_eq!(&back, v);
     prop_assert_eq!(encode(&back, &enc).unwrap(), bytes);
-    prop_assert_eq!(&from_json(&to_json(v)).map_err(|e| TestCaseError::fail(e.to_string()))?, v);
+    prop_assert_eq!(
+        &from_json(&to_json(v)).map_err(|e| TestCaseError::fail(e.to_string()))?,
+        v
+    );
     Ok(())
 }
 
 fn no_panic(bytes: &[u8]) {
     for version in [Version::Godot3, Version::Godot4] {
         for allow in [false, true] {
-            if let Ok((v, used)) = decode(bytes, &DecodeOptions::new(version).allow_objects(allow)) {
+            if let Ok((v, used)) = decode(bytes, &DecodeOptions::new(version).allow_objects(allow))
+            {
                 assert!(used <= bytes.len());
                 let _ = encode(&v, &EncodeOptions::new(version).full_objects(true));
                 let _ = to_json(&v);
@@ -276,7 +377,9 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
     // Dictionary {nil: …} nesting, typed-array nesting and object-property nesting too.
     let dict_g3: &[u8] = &[0x12, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0];
     let typed_g4: &[u8] = &[0x1c, 0, 1, 0, 28, 0, 0, 0, 1, 0, 0, 0];
-    let object_g3: &[u8] = &[0x11, 0, 0, 0, 1, 0, 0, 0, b'A', 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, b'p', 0, 0, 0];
+    let object_g3: &[u8] = &[
+        0x11, 0, 0, 0, 1, 0, 0, 0, b'A', 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, b'p', 0, 0, 0,
+    ];
     // (one level, version, allow_objects, offset of the first child inside a level)
     let cases: [(&[u8], Version, bool, usize); 5] = [
         (ARRAY_OF_ONE_G3, Version::Godot3, false, 8),
@@ -288,7 +391,16 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
     for (prefix, version, allow, child) in cases {
         let bytes = nested(prefix, 100_000, &[0, 0, 0, 0]);
         let err = decode(&bytes, &DecodeOptions::new(version).allow_objects(allow)).unwrap_err();
-        assert!(matches!(err.kind(), DecodeErrorKind::TooDeep { depth: 1025, limit: 1024 }), "{err}");
+        assert!(
+            matches!(
+                err.kind(),
+                DecodeErrorKind::TooDeep {
+                    depth: 1025,
+                    limit: 1024
+                }
+            ),
+            "{err}"
+        );
         assert_eq!(err.engine_error(), EngineError::OutOfMemory);
         assert_eq!(err.path().0.len(), 1025);
         // The first thing at depth 1025 is the child of the container at depth 1024.
@@ -304,12 +416,21 @@ fn depth_limit_is_the_engines() {
     let (v, used) = decode(&ok, &opts).unwrap();
     assert_eq!(used, ok.len());
     // Encoding is limited the same way; 1025 levels encode to the same bytes.
-    assert_eq!(encode(&v, &EncodeOptions::new(Version::Godot3)).unwrap(), ok);
+    assert_eq!(
+        encode(&v, &EncodeOptions::new(Version::Godot3)).unwrap(),
+        ok
+    );
     let too_deep = nested(ARRAY_OF_ONE_G3, 1025, EMPTY_ARRAY_G3);
-    assert!(matches!(decode(&too_deep, &opts).unwrap_err().kind(), DecodeErrorKind::TooDeep { .. }));
+    assert!(matches!(
+        decode(&too_deep, &opts).unwrap_err().kind(),
+        DecodeErrorKind::TooDeep { .. }
+    ));
     let deeper = Variant::array(vec![v]);
     let err = encode(&deeper, &EncodeOptions::new(Version::Godot3)).unwrap_err();
-    assert!(matches!(err.kind(), EncodeErrorKind::TooDeep { .. }), "{err}");
+    assert!(
+        matches!(err.kind(), EncodeErrorKind::TooDeep { .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -324,7 +445,10 @@ fn deep_decode_fits_a_small_stack() {
             assert!(matches!(err.kind(), DecodeErrorKind::TooDeep { .. }));
             let ok = nested(ARRAY_OF_ONE_G4, 1024, &[0x1c, 0, 0, 0, 0, 0, 0, 0]);
             let (v, _) = decode(&ok, &DecodeOptions::new(Version::Godot4)).unwrap();
-            assert_eq!(encode(&v, &EncodeOptions::new(Version::Godot4)).unwrap(), ok);
+            assert_eq!(
+                encode(&v, &EncodeOptions::new(Version::Godot4)).unwrap(),
+                ok
+            );
             v
         })
         .unwrap()
@@ -335,5 +459,9 @@ fn deep_decode_fits_a_small_stack() {
 
 #[test]
 fn variant_stays_small() {
-    assert!(std::mem::size_of::<Variant>() <= 32, "{}", std::mem::size_of::<Variant>());
+    assert!(
+        std::mem::size_of::<Variant>() <= 32,
+        "{}",
+        std::mem::size_of::<Variant>()
+    );
 }

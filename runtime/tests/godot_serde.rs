@@ -50,11 +50,19 @@ fn struct_round_trip_and_layout() {
         inventory: BTreeMap::from([("gold".to_string(), 12), ("wood".to_string(), 3)]),
     };
     let v = to_variant(&p).unwrap();
-    let Variant::Dictionary(d) = &v else { panic!("{v:?}") };
+    let Variant::Dictionary(d) = &v else {
+        panic!("{v:?}")
+    };
     let keys: Vec<_> = d.entries.iter().map(|(k, _)| k.clone()).collect();
     assert_eq!(keys[0], Variant::string("name"));
-    assert_eq!(d.get("avatar"), Some(&Variant::PackedByteArray(vec![1, 2, 3])));
-    assert_eq!(d.get("raw"), Some(&Variant::array(vec![Variant::Int(4), Variant::Int(5)])));
+    assert_eq!(
+        d.get("avatar"),
+        Some(&Variant::PackedByteArray(vec![1, 2, 3]))
+    );
+    assert_eq!(
+        d.get("raw"),
+        Some(&Variant::array(vec![Variant::Int(4), Variant::Int(5)]))
+    );
     assert_eq!(d.get("home"), Some(&Variant::Nil));
     assert_eq!(d.get("speed"), Some(&Variant::Float(1.5)));
     assert_eq!(
@@ -86,7 +94,11 @@ fn matches_engine_bytes() {
         a: i32,
         m: i32,
     }
-    let bytes = encode(&to_variant(&Zam { z: 1, a: 2, m: 3 }).unwrap(), &EncodeOptions::new(Version::Godot3)).unwrap();
+    let bytes = encode(
+        &to_variant(&Zam { z: 1, a: 2, m: 3 }).unwrap(),
+        &EncodeOptions::new(Version::Godot3),
+    )
+    .unwrap();
     assert_eq!(
         hex(&bytes),
         "120000000300000004000000010000007a0000000200000001000000040000000100000061000000020000000200000004000000010000006d0000000200000003000000"
@@ -94,30 +106,58 @@ fn matches_engine_bytes() {
     // "pool_byte_array_len5" and "pool_int_array_extremes" style values.
     #[derive(Serialize)]
     struct B(#[serde(with = "def_runtime::godot::variant_serde::bytes")] Vec<u8>);
-    let b = encode(&to_variant(&B(vec![1, 2, 3, 4, 5])).unwrap(), &EncodeOptions::new(Version::Godot3)).unwrap();
+    let b = encode(
+        &to_variant(&B(vec![1, 2, 3, 4, 5])).unwrap(),
+        &EncodeOptions::new(Version::Godot3),
+    )
+    .unwrap();
     assert_eq!(hex(&b), "14000000050000000102030405000000");
     // Reading engine bytes into Rust types: a PoolIntArray into a Vec<i32>, a PoolStringArray
     // into Vec<String>, a PoolByteArray into Vec<u8>, Vector2 into (f32, f32).
-    let (v, _) = decode(&unhex("1500000004000000ffffffffffffff7f0000008000000000"), &DecodeOptions::new(Version::Godot3)).unwrap();
-    assert_eq!(from_variant::<Vec<i32>>(&v).unwrap(), vec![-1, i32::MAX, i32::MIN, 0]);
+    let (v, _) = decode(
+        &unhex("1500000004000000ffffffffffffff7f0000008000000000"),
+        &DecodeOptions::new(Version::Godot3),
+    )
+    .unwrap();
+    assert_eq!(
+        from_variant::<Vec<i32>>(&v).unwrap(),
+        vec![-1, i32::MAX, i32::MIN, 0]
+    );
     let (v, _) = decode(&unhex("1700000004000000020000006100000003000000626300000400000064656600050000006768696a00000000"), &DecodeOptions::new(Version::Godot3)).unwrap();
-    assert_eq!(from_variant::<Vec<String>>(&v).unwrap(), ["a", "bc", "def", "ghij"]);
-    let (v, _) = decode(&unhex("14000000050000000102030405000000"), &DecodeOptions::new(Version::Godot3)).unwrap();
+    assert_eq!(
+        from_variant::<Vec<String>>(&v).unwrap(),
+        ["a", "bc", "def", "ghij"]
+    );
+    let (v, _) = decode(
+        &unhex("14000000050000000102030405000000"),
+        &DecodeOptions::new(Version::Godot3),
+    )
+    .unwrap();
     assert_eq!(from_variant::<Vec<u8>>(&v).unwrap(), [1, 2, 3, 4, 5]);
-    let (v, _) = decode(&unhex("050000000000803f00000040"), &DecodeOptions::new(Version::Godot3)).unwrap();
+    let (v, _) = decode(
+        &unhex("050000000000803f00000040"),
+        &DecodeOptions::new(Version::Godot3),
+    )
+    .unwrap();
     assert_eq!(from_variant::<(f32, f32)>(&v).unwrap(), (1.0, 2.0));
 }
 
 #[test]
 fn enums_options_and_errors() {
     assert_eq!(to_variant(&State::Idle).unwrap(), Variant::string("Idle"));
-    assert_eq!(from_variant::<State>(&Variant::string("Idle")).unwrap(), State::Idle);
+    assert_eq!(
+        from_variant::<State>(&Variant::string("Idle")).unwrap(),
+        State::Idle
+    );
     let hit = to_variant(&State::Hit(4)).unwrap();
     assert_eq!(from_variant::<State>(&hit).unwrap(), State::Hit(4));
     let pair = to_variant(&State::Pair(-1, 2)).unwrap();
     assert_eq!(from_variant::<State>(&pair).unwrap(), State::Pair(-1, 2));
     assert_eq!(from_variant::<Option<i32>>(&Variant::Nil).unwrap(), None);
-    assert_eq!(from_variant::<Option<i32>>(&Variant::Int(3)).unwrap(), Some(3));
+    assert_eq!(
+        from_variant::<Option<i32>>(&Variant::Int(3)).unwrap(),
+        Some(3)
+    );
     assert_eq!(from_variant::<f64>(&Variant::Int(3)).unwrap(), 3.0);
     assert!(to_variant(&u64::MAX).is_err());
     assert!(from_variant::<u8>(&Variant::Int(300)).is_err());
@@ -125,7 +165,10 @@ fn enums_options_and_errors() {
     let name = Variant::StringName("sn".into());
     let borrowed: &str = from_variant(&name).unwrap();
     assert_eq!(borrowed, "sn");
-    let map: BTreeMap<i64, String> =
-        from_variant(&Variant::dictionary(vec![(Variant::Int(2), Variant::string("two"))])).unwrap();
+    let map: BTreeMap<i64, String> = from_variant(&Variant::dictionary(vec![(
+        Variant::Int(2),
+        Variant::string("two"),
+    )]))
+    .unwrap();
     assert_eq!(map[&2], "two");
 }

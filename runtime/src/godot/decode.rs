@@ -197,13 +197,21 @@ enum Start {
 
 /// A container being filled by the iterative decoder.
 enum Open {
-    Array { element_type: ContainerType, items: Vec<Variant>, count: usize },
+    Array {
+        element_type: ContainerType,
+        items: Vec<Variant>,
+        count: usize,
+    },
     Dict(Box<DictFill>),
-    Object { object: Box<FullObject>, count: u32, name: Option<(String, usize)> },
+    Object {
+        object: Box<FullObject>,
+        count: u32,
+        name: Option<(String, usize)>,
+    },
 }
 
 struct DictFill {
-    dict: Dictionary,
+    dict: Box<Dictionary>,
     /// Key hash → entry indices, built once the dictionary is big enough for it to pay.
     index: Option<HashMap<u64, Vec<usize>>>,
     count: usize,
@@ -223,10 +231,15 @@ impl DictFill {
             self.index = Some(map);
         }
         let existing = match &mut self.index {
-            None => entries.iter().position(|(k, _)| k.godot_key_eq(&key, version)),
+            None => entries
+                .iter()
+                .position(|(k, _)| k.godot_key_eq(&key, version)),
             Some(map) => {
                 let slot = map.entry(key_hash(&key, version)).or_default();
-                let found = slot.iter().copied().find(|&j| entries[j].0.godot_key_eq(&key, version));
+                let found = slot
+                    .iter()
+                    .copied()
+                    .find(|&j| entries[j].0.godot_key_eq(&key, version));
                 if found.is_none() {
                     slot.push(entries.len());
                 }
@@ -251,8 +264,15 @@ impl Open {
 
     fn finish(self) -> Variant {
         match self {
-            Open::Array { element_type, items, .. } => Variant::Array(Box::new(Array { element_type, items })),
-            Open::Dict(f) => Variant::Dictionary(Box::new(f.dict)),
+            Open::Array {
+                element_type,
+                items,
+                ..
+            } => Variant::Array(Box::new(Array {
+                element_type,
+                items,
+            })),
+            Open::Dict(f) => Variant::Dictionary(f.dict),
             Open::Object { object, .. } => Variant::Object(Object::Full(object)),
         }
     }
@@ -267,7 +287,9 @@ impl Open {
             },
             Open::Object { object, name, .. } => match name {
                 Some((n, _)) => e.within(PathSegment::Property(n.clone())),
-                None => e.within(PathSegment::Part("property name")).within(PathSegment::Index(object.properties.len())),
+                None => e
+                    .within(PathSegment::Part("property name"))
+                    .within(PathSegment::Index(object.properties.len())),
             },
         }
     }
@@ -442,7 +464,10 @@ impl<'a> Reader<'a> {
     fn run(&mut self, stack: &mut Vec<Open>) -> R<Variant> {
         loop {
             // A full object's property name comes before each property value.
-            if let Some(Open::Object { name: name @ None, .. }) = stack.last_mut() {
+            if let Some(Open::Object {
+                name: name @ None, ..
+            }) = stack.last_mut()
+            {
                 let s = self.string()?;
                 *name = Some((s, self.pos));
             }
@@ -471,11 +496,22 @@ impl<'a> Reader<'a> {
     fn start(&mut self, depth: usize) -> R<Start> {
         let version = self.opts.version;
         if depth > self.max_depth {
-            return Err(self.err(DecodeErrorKind::TooDeep { depth, limit: self.max_depth }, self.pos));
+            return Err(self.err(
+                DecodeErrorKind::TooDeep {
+                    depth,
+                    limit: self.max_depth,
+                },
+                self.pos,
+            ));
         }
         let start = self.pos;
         if self.remaining() < 4 {
-            return Err(self.err(DecodeErrorKind::MissingHeader { remaining: self.remaining() }, start));
+            return Err(self.err(
+                DecodeErrorKind::MissingHeader {
+                    remaining: self.remaining(),
+                },
+                start,
+            ));
         }
         let header = self.u32("header")?;
         let id = header & 0xFF;
@@ -486,16 +522,25 @@ impl<'a> Reader<'a> {
         match ty {
             VariantType::Array => {
                 let element_type = if version == Version::Godot4 {
-                    self.container_type(flags & 3).map_err(|e| e.within(PathSegment::Part("element type")))?
+                    self.container_type(flags & 3)
+                        .map_err(|e| e.within(PathSegment::Part("element type")))?
                 } else {
                     ContainerType::Untyped
                 };
                 let count = (self.u32("Array count")? & 0x7FFF_FFFF) as usize;
-                Ok(Start::Open(Open::Array { element_type, items: Vec::new(), count }))
+                // A small reservation, bounded by what the input can hold: the count is untrusted.
+                let items = Vec::with_capacity(count.min(self.remaining() / 4).min(16));
+                Ok(Start::Open(Open::Array {
+                    element_type,
+                    items,
+                    count,
+                }))
             }
             VariantType::Dictionary => {
                 let (key_type, value_type) = if version == Version::Godot4 {
-                    let k = self.container_type(flags & 3).map_err(|e| e.within(PathSegment::Part("key type")))?;
+                    let k = self
+                        .container_type(flags & 3)
+                        .map_err(|e| e.within(PathSegment::Part("key type")))?;
                     let v = self
                         .container_type((flags >> 2) & 3)
                         .map_err(|e| e.within(PathSegment::Part("value type")))?;
@@ -504,8 +549,13 @@ impl<'a> Reader<'a> {
                     (ContainerType::Untyped, ContainerType::Untyped)
                 };
                 let count = (self.u32("Dictionary count")? & 0x7FFF_FFFF) as usize;
+                let entries = Vec::with_capacity(count.min(self.remaining() / 8).min(16));
                 Ok(Start::Open(Open::Dict(Box::new(DictFill {
-                    dict: Dictionary { key_type, value_type, entries: Vec::new() },
+                    dict: Box::new(Dictionary {
+                        key_type,
+                        value_type,
+                        entries,
+                    }),
                     index: None,
                     count,
                     read: 0,
@@ -520,12 +570,18 @@ impl<'a> Reader<'a> {
     fn object(&mut self, as_id: bool, start: usize) -> R<Start> {
         if as_id {
             let id = self.u64("object id")?;
-            return Ok(Start::Value(Variant::Object(if id == 0 { Object::Null } else { Object::Id(id) })));
+            return Ok(Start::Value(Variant::Object(if id == 0 {
+                Object::Null
+            } else {
+                Object::Id(id)
+            })));
         }
         if !self.opts.allow_objects {
             return Err(self.err(DecodeErrorKind::ObjectsNotAllowed, start));
         }
-        let class = self.string().map_err(|e| e.within(PathSegment::Part("class name")))?;
+        let class = self
+            .string()
+            .map_err(|e| e.within(PathSegment::Part("class name")))?;
         if class.is_empty() {
             return Ok(Start::Value(Variant::Object(Object::Null)));
         }
@@ -536,7 +592,10 @@ impl<'a> Reader<'a> {
         }
         let count = self.u32("object property count")?;
         Ok(Start::Open(Open::Object {
-            object: Box::new(FullObject { class, properties: Vec::new() }),
+            object: Box::new(FullObject {
+                class,
+                properties: Vec::new(),
+            }),
             count,
             name: None,
         }))
@@ -790,7 +849,6 @@ impl<'a> Reader<'a> {
         path.absolute = flags & 1 != 0 && !path.is_empty();
         Ok(Variant::NodePath(Box::new(path)))
     }
-
 }
 
 /// Class name the engine uses for object-typed containers when objects are not transported.

@@ -86,14 +86,20 @@ struct Writer<'o> {
 
 /// A container whose children are still to be written.
 enum Pending<'a> {
-    Items { iter: std::slice::Iter<'a, Variant>, at: usize },
+    Items {
+        iter: std::slice::Iter<'a, Variant>,
+        at: usize,
+    },
     Entries {
         iter: std::slice::Iter<'a, (Variant, Variant)>,
         at: usize,
         key: Option<&'a Variant>,
         value: Option<&'a Variant>,
     },
-    Props { iter: std::slice::Iter<'a, (String, Variant)>, name: Option<&'a String> },
+    Props {
+        iter: std::slice::Iter<'a, (String, Variant)>,
+        name: Option<&'a String>,
+    },
 }
 
 impl Pending<'_> {
@@ -101,7 +107,9 @@ impl Pending<'_> {
         match self {
             Pending::Items { at, .. } => e.within(PathSegment::Index(at.saturating_sub(1))),
             // While the value is still pending, the key is being written.
-            Pending::Entries { at, value: Some(_), .. } => e.within(PathSegment::KeyAt(at.saturating_sub(1))),
+            Pending::Entries {
+                at, value: Some(_), ..
+            } => e.within(PathSegment::KeyAt(at.saturating_sub(1))),
             Pending::Entries { key: Some(k), .. } => e.within(PathSegment::Key(key_label(k))),
             Pending::Entries { at, .. } => e.within(PathSegment::KeyAt(*at)),
             Pending::Props { name: Some(n), .. } => e.within(PathSegment::Property((*n).clone())),
@@ -238,7 +246,10 @@ impl<'a> Writer<'_> {
         while let Some(v) = next.take() {
             let depth = stack.len();
             if depth > MAX_DEPTH {
-                return Err(EncodeError::new(EncodeErrorKind::TooDeep { depth, limit: MAX_DEPTH }));
+                return Err(EncodeError::new(EncodeErrorKind::TooDeep {
+                    depth,
+                    limit: MAX_DEPTH,
+                }));
             }
             match v {
                 Variant::Array(a) => {
@@ -246,7 +257,10 @@ impl<'a> Writer<'_> {
                     self.header(VariantType::Array, flags)?;
                     self.container_type(&a.element_type)?;
                     self.count(a.items.len(), "Array")?;
-                    stack.push(Pending::Items { iter: a.items.iter(), at: 0 });
+                    stack.push(Pending::Items {
+                        iter: a.items.iter(),
+                        at: 0,
+                    });
                 }
                 Variant::Dictionary(d) => {
                     let flags = (self.kind(&d.key_type)? | (self.kind(&d.value_type)? << 2)) << 16;
@@ -254,13 +268,21 @@ impl<'a> Writer<'_> {
                     self.container_type(&d.key_type)?;
                     self.container_type(&d.value_type)?;
                     self.count(d.entries.len(), "Dictionary")?;
-                    stack.push(Pending::Entries { iter: d.entries.iter(), at: 0, key: None, value: None });
+                    stack.push(Pending::Entries {
+                        iter: d.entries.iter(),
+                        at: 0,
+                        key: None,
+                        value: None,
+                    });
                 }
                 Variant::Object(Object::Full(full)) => {
                     self.header(VariantType::Object, 0)?;
                     self.string_body(full.class.as_bytes())?;
                     self.count(full.properties.len(), "object properties")?;
-                    stack.push(Pending::Props { iter: full.properties.iter(), name: None });
+                    stack.push(Pending::Props {
+                        iter: full.properties.iter(),
+                        name: None,
+                    });
                 }
                 _ => self.leaf(v)?,
             }
@@ -273,7 +295,12 @@ impl<'a> Writer<'_> {
                             next = Some(x);
                         }
                     }
-                    Pending::Entries { iter, at, key, value } => {
+                    Pending::Entries {
+                        iter,
+                        at,
+                        key,
+                        value,
+                    } => {
                         if let Some(val) = value.take() {
                             next = Some(val);
                         } else if let Some((k, val)) = iter.next() {
@@ -430,7 +457,9 @@ impl<'a> Writer<'_> {
                 self.string_body(s.name.as_bytes())?;
                 self.u64(s.object);
             }
-            Variant::Dictionary(_) | Variant::Array(_) => unreachable!("containers are encoded by `value`"),
+            Variant::Dictionary(_) | Variant::Array(_) => {
+                unreachable!("containers are encoded by `value`")
+            }
             Variant::PackedByteArray(b) => {
                 self.header(T::PackedByteArray, 0)?;
                 self.string_body(b)?;

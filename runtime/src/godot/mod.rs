@@ -27,9 +27,9 @@ pub mod error;
 pub mod framing;
 pub mod json;
 pub mod marshal;
+pub mod value;
 #[cfg(feature = "serde")]
 pub mod variant_serde;
-pub mod value;
 
 pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact};
 pub use encode::{EncodeOptions, encode, encode_into};

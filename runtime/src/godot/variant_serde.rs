@@ -63,7 +63,10 @@ pub mod bytes {
     use serde::{Deserializer, Serializer};
 
     /// Serializes with `serialize_bytes`.
-    pub fn serialize<T: AsRef<[u8]> + ?Sized, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<T: AsRef<[u8]> + ?Sized, S: Serializer>(
+        v: &T,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(v.as_ref())
     }
 
@@ -186,12 +189,19 @@ impl ser::Serializer for VariantSerializer {
         Ok(single(variant, value.serialize(self)?))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, SerdeError> {
-        Ok(SeqBuilder { items: Vec::with_capacity(len.unwrap_or(0).min(4096)), variant: None })
+        Ok(SeqBuilder {
+            items: Vec::with_capacity(len.unwrap_or(0).min(4096)),
+            variant: None,
+        })
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqBuilder, SerdeError> {
         self.serialize_seq(Some(len))
     }
-    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<SeqBuilder, SerdeError> {
+    fn serialize_tuple_struct(
+        self,
+        _name: &'static str,
+        len: usize,
+    ) -> Result<SeqBuilder, SerdeError> {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_variant(
@@ -206,7 +216,11 @@ impl ser::Serializer for VariantSerializer {
         Ok(b)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<MapBuilder, SerdeError> {
-        Ok(MapBuilder { entries: Vec::with_capacity(len.unwrap_or(0).min(4096)), key: None, variant: None })
+        Ok(MapBuilder {
+            entries: Vec::with_capacity(len.unwrap_or(0).min(4096)),
+            key: None,
+            variant: None,
+        })
     }
     fn serialize_struct(self, _name: &'static str, len: usize) -> Result<MapBuilder, SerdeError> {
         self.serialize_map(Some(len))
@@ -315,7 +329,10 @@ impl ser::SerializeMap for MapBuilder {
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        let key = self.key.take().ok_or_else(|| SerdeError("map value without a key".into()))?;
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| SerdeError("map value without a key".into()))?;
         self.entries.push((key, to_variant(value)?));
         Ok(())
     }
@@ -327,8 +344,13 @@ impl ser::SerializeMap for MapBuilder {
 impl ser::SerializeStruct for MapBuilder {
     type Ok = Variant;
     type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), SerdeError> {
-        self.entries.push((Variant::string(key), to_variant(value)?));
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), SerdeError> {
+        self.entries
+            .push((Variant::string(key), to_variant(value)?));
         Ok(())
     }
     fn end(self) -> SR {
@@ -339,8 +361,13 @@ impl ser::SerializeStruct for MapBuilder {
 impl ser::SerializeStructVariant for MapBuilder {
     type Ok = Variant;
     type Error = SerdeError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), SerdeError> {
-        self.entries.push((Variant::string(key), to_variant(value)?));
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), SerdeError> {
+        self.entries
+            .push((Variant::string(key), to_variant(value)?));
         Ok(())
     }
     fn end(self) -> SR {
@@ -369,7 +396,9 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
         match self.0 {
-            Variant::Nil | Variant::Callable | Variant::Object(Object::Null) => visitor.visit_unit(),
+            Variant::Nil | Variant::Callable | Variant::Object(Object::Null) => {
+                visitor.visit_unit()
+            }
             Variant::Bool(b) => visitor.visit_bool(*b),
             Variant::Int(i) => visitor.visit_i64(*i),
             Variant::Float(f) => visitor.visit_f64(*f),
@@ -379,8 +408,14 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::Signal(s) => visitor.visit_borrowed_str(&s.name),
             Variant::PackedByteArray(b) => visitor.visit_borrowed_bytes(b),
             Variant::Array(a) => visitor.visit_seq(Seq(a.items.iter())),
-            Variant::Dictionary(d) => visitor.visit_map(Map { iter: d.entries.iter(), value: None }),
-            Variant::Object(Object::Full(o)) => visitor.visit_map(Props { iter: o.properties.iter(), value: None }),
+            Variant::Dictionary(d) => visitor.visit_map(Map {
+                iter: d.entries.iter(),
+                value: None,
+            }),
+            Variant::Object(Object::Full(o)) => visitor.visit_map(Props {
+                iter: o.properties.iter(),
+                value: None,
+            }),
             Variant::Vector2(x) => seq_of(x.to_array().into_iter(), visitor),
             Variant::Vector3(x) => seq_of(x.to_array().into_iter(), visitor),
             Variant::Vector4(x) => seq_of(x.to_array().into_iter(), visitor),
@@ -402,10 +437,18 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::PackedFloat32Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedFloat64Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedStringArray(a) => seq_of(a.iter().map(String::as_str), visitor),
-            Variant::PackedVector2Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
-            Variant::PackedVector3Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
-            Variant::PackedVector4Array(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
-            Variant::PackedColorArray(a) => seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor),
+            Variant::PackedVector2Array(a) => {
+                seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
+            }
+            Variant::PackedVector3Array(a) => {
+                seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
+            }
+            Variant::PackedVector4Array(a) => {
+                seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
+            }
+            Variant::PackedColorArray(a) => {
+                seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
+            }
         }
     }
 
@@ -431,11 +474,15 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
         match self.0 {
-            Variant::String(s) | Variant::StringName(s) => visitor.visit_enum(s.as_str().into_deserializer()),
+            Variant::String(s) | Variant::StringName(s) => {
+                visitor.visit_enum(s.as_str().into_deserializer())
+            }
             Variant::Dictionary(d) if d.entries.len() == 1 => {
                 let (k, v) = &d.entries[0];
                 match k {
-                    Variant::String(name) | Variant::StringName(name) => visitor.visit_enum(Enum { name, value: v }),
+                    Variant::String(name) | Variant::StringName(name) => {
+                        visitor.visit_enum(Enum { name, value: v })
+                    }
                     _ => Err(SerdeError("enum variant name must be a String".into())),
                 }
             }
@@ -454,7 +501,11 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
         }
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SerdeError> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SerdeError> {
         self.deserialize_seq(visitor)
     }
 
@@ -468,8 +519,14 @@ struct Seq<'de>(std::slice::Iter<'de, Variant>);
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
     type Error = SerdeError;
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, SerdeError> {
-        self.0.next().map(|v| seed.deserialize(VariantDeserializer(v))).transpose()
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, SerdeError> {
+        self.0
+            .next()
+            .map(|v| seed.deserialize(VariantDeserializer(v)))
+            .transpose()
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.len())
@@ -483,7 +540,10 @@ struct Map<'de> {
 
 impl<'de> MapAccess<'de> for Map<'de> {
     type Error = SerdeError;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, SerdeError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, SerdeError> {
         match self.iter.next() {
             Some((k, v)) => {
                 self.value = Some(v);
@@ -492,8 +552,14 @@ impl<'de> MapAccess<'de> for Map<'de> {
             None => Ok(None),
         }
     }
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, SerdeError> {
-        let v = self.value.take().ok_or_else(|| SerdeError("map value requested before its key".into()))?;
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, SerdeError> {
+        let v = self
+            .value
+            .take()
+            .ok_or_else(|| SerdeError("map value requested before its key".into()))?;
         seed.deserialize(VariantDeserializer(v))
     }
     fn size_hint(&self) -> Option<usize> {
@@ -508,17 +574,27 @@ struct Props<'de> {
 
 impl<'de> MapAccess<'de> for Props<'de> {
     type Error = SerdeError;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, SerdeError> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, SerdeError> {
         match self.iter.next() {
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k))
+                    .map(Some)
             }
             None => Ok(None),
         }
     }
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, SerdeError> {
-        let v = self.value.take().ok_or_else(|| SerdeError("property value requested before its name".into()))?;
+    fn next_value_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, SerdeError> {
+        let v = self
+            .value
+            .take()
+            .ok_or_else(|| SerdeError("property value requested before its name".into()))?;
         seed.deserialize(VariantDeserializer(v))
     }
 }
@@ -531,8 +607,13 @@ struct Enum<'de> {
 impl<'de> de::EnumAccess<'de> for Enum<'de> {
     type Error = SerdeError;
     type Variant = VariantAccess<'de>;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantAccess<'de>), SerdeError> {
-        let name = seed.deserialize(de::value::BorrowedStrDeserializer::<SerdeError>::new(self.name))?;
+    fn variant_seed<V: DeserializeSeed<'de>>(
+        self,
+        seed: V,
+    ) -> Result<(V::Value, VariantAccess<'de>), SerdeError> {
+        let name = seed.deserialize(de::value::BorrowedStrDeserializer::<SerdeError>::new(
+            self.name,
+        ))?;
         Ok((name, VariantAccess(self.value)))
     }
 }
@@ -544,10 +625,17 @@ impl<'de> de::VariantAccess<'de> for VariantAccess<'de> {
     fn unit_variant(self) -> Result<(), SerdeError> {
         Ok(())
     }
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, SerdeError> {
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, SerdeError> {
         seed.deserialize(VariantDeserializer(self.0))
     }
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, SerdeError> {
+    fn tuple_variant<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, SerdeError> {
         de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
     }
     fn struct_variant<V: Visitor<'de>>(

@@ -95,9 +95,14 @@ pub fn described(d: &Value) -> Variant {
             let a = d["f32_le"].as_array().unwrap();
             Variant::Color(Color::from_array(std::array::from_fn(|i| f32_bits(&a[i]))))
         }
-        "PoolRealArray" => {
-            Variant::PackedFloat32Array(d["f32_le"].as_array().unwrap().iter().map(f32_bits).collect())
-        }
+        "PoolRealArray" => Variant::PackedFloat32Array(
+            d["f32_le"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(f32_bits)
+                .collect(),
+        ),
         "PoolVector3Array" => Variant::PackedVector3Array(
             d["f32_le"]
                 .as_array()
@@ -108,7 +113,11 @@ pub fn described(d: &Value) -> Variant {
         ),
         "ObjectId" => {
             let id: u64 = d["id"].as_str().unwrap().parse().unwrap();
-            Variant::Object(if id == 0 { Object::Null } else { Object::Id(id) })
+            Variant::Object(if id == 0 {
+                Object::Null
+            } else {
+                Object::Id(id)
+            })
         }
         "Plane" => Variant::Plane(Box::new(Plane::from_array(reals(d)))),
         "Quat" => Variant::Quaternion(Box::new(Quaternion::from_array(reals(d)))),
@@ -116,9 +125,16 @@ pub fn described(d: &Value) -> Variant {
         "NodePath" => {
             let list = |plain: &str, hexed: &str| -> Vec<String> {
                 if let Some(a) = d[hexed].as_array() {
-                    a.iter().map(|s| String::from_utf8(unhex(s.as_str().unwrap())).unwrap()).collect()
+                    a.iter()
+                        .map(|s| String::from_utf8(unhex(s.as_str().unwrap())).unwrap())
+                        .collect()
                 } else {
-                    d[plain].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect()
+                    d[plain]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|s| s.as_str().unwrap().to_owned())
+                        .collect()
                 }
             };
             Variant::NodePath(Box::new(NodePath {
@@ -224,4 +240,3 @@ pub fn has_object(v: &Variant) -> bool {
         _ => false,
     }
 }
-
