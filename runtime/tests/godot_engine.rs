@@ -266,6 +266,134 @@ fn our_values() -> Vec<(&'static str, Variant)> {
     ]
 }
 
+/// A small deterministic PRNG (xorshift64*), so that the random part of the differential test
+/// is the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    /// Any f32 except signalling NaNs (the engine's float conversions may quieten those).
+    fn f32(&mut self) -> f32 {
+        let f = f32::from_bits(self.next() as u32);
+        if f.is_nan() {
+            f32::from_bits(f.to_bits() | 0x40_0000)
+        } else {
+            f
+        }
+    }
+    fn real(&mut self) -> f64 {
+        f64::from(self.f32())
+    }
+    fn f64(&mut self) -> f64 {
+        match self.below(3) {
+            0 => f64::from(self.f32()),
+            1 => (self.below(2000) as f64 - 1000.0) / 8.0,
+            _ => {
+                let f = f64::from_bits(self.next());
+                if f.is_nan() {
+                    f64::from_bits(f.to_bits() | 0x8_0000_0000_0000)
+                } else {
+                    f
+                }
+            }
+        }
+    }
+    fn text(&mut self) -> String {
+        const CHARS: &[char] = &[
+            'a', 'b', 'Z', '0', ' ', '.', '/', ':', 'é', '✓', '日', '😀', '"', '\\',
+        ];
+        (0..self.below(9))
+            .map(|_| CHARS[self.below(CHARS.len() as u64) as usize])
+            .collect()
+    }
+    fn reals<const N: usize>(&mut self) -> [f64; N] {
+        std::array::from_fn(|_| self.real())
+    }
+
+    /// A random Godot 3 value (no objects), at most `depth` container levels.
+    fn value(&mut self, depth: u32) -> Variant {
+        let kinds = if depth == 0 { 22 } else { 24 };
+        match self.below(kinds) {
+            0 => Variant::Nil,
+            1 => Variant::Bool(self.below(2) == 1),
+            2 => Variant::Int(self.next() as i64 >> self.below(64)),
+            3 => Variant::Float(self.f64()),
+            4 => Variant::String(self.text()),
+            5 => Variant::Vector2(Vector2::from_array(self.reals())),
+            6 => Variant::Rect2(Box::new(Rect2::from_array(self.reals()))),
+            7 => Variant::Vector3(Vector3::from_array(self.reals())),
+            8 => Variant::Transform2D(Box::new(Transform2D(self.reals()))),
+            9 => Variant::Plane(Box::new(Plane::from_array(self.reals()))),
+            10 => Variant::Quaternion(Box::new(Quaternion::from_array(self.reals()))),
+            11 => Variant::Aabb(Box::new(Aabb::from_array(self.reals()))),
+            12 => Variant::Basis(Box::new(Basis(self.reals()))),
+            13 => Variant::Transform3D(Box::new(Transform3D(self.reals()))),
+            14 => Variant::Color(Color::from_array([
+                self.f32(),
+                self.f32(),
+                self.f32(),
+                self.f32(),
+            ])),
+            15 => {
+                let names = (0..self.below(4))
+                    .map(|_| format!("n{}", self.below(100)))
+                    .collect();
+                let subnames = (0..self.below(3))
+                    .map(|_| format!("s{}", self.below(100)))
+                    .collect();
+                let mut p = NodePath {
+                    names,
+                    subnames,
+                    absolute: self.below(2) == 1,
+                };
+                p.absolute &= !p.is_empty();
+                Variant::NodePath(Box::new(p))
+            }
+            16 => {
+                Variant::PackedByteArray((0..self.below(11)).map(|_| self.next() as u8).collect())
+            }
+            17 => {
+                Variant::PackedInt32Array((0..self.below(6)).map(|_| self.next() as i32).collect())
+            }
+            18 => Variant::PackedFloat32Array((0..self.below(6)).map(|_| self.f32()).collect()),
+            19 => Variant::PackedStringArray((0..self.below(5)).map(|_| self.text()).collect()),
+            20 => Variant::PackedVector2Array(
+                (0..self.below(4))
+                    .map(|_| Vector2::from_array(self.reals()))
+                    .collect(),
+            ),
+            21 => Variant::PackedColorArray(
+                (0..self.below(3))
+                    .map(|_| Color::from_array([self.f32(), self.f32(), self.f32(), self.f32()]))
+                    .collect(),
+            ),
+            22 => Variant::array((0..self.below(5)).map(|_| self.value(depth - 1)).collect()),
+            _ => {
+                // Distinct keys (ints and strings), so the engine keeps every entry.
+                let entries = (0..self.below(5))
+                    .map(|i| {
+                        let k = if i % 2 == 0 {
+                            Variant::Int(i as i64)
+                        } else {
+                            Variant::string(format!("k{i}"))
+                        };
+                        (k, self.value(depth - 1))
+                    })
+                    .collect();
+                Variant::dictionary(entries)
+            }
+        }
+    }
+}
+
 /// Our full objects (the engine decodes them only with allow_objects).
 fn our_objects() -> Vec<(&'static str, Variant)> {
     let reference = Variant::Object(Object::Full(Box::new(FullObject {
@@ -516,6 +644,11 @@ fn differential_against_godot3_engine() {
     let mut inputs: Vec<(String, Vec<u8>, bool)> = Vec::new();
     for (name, v) in our_values() {
         inputs.push((format!("ours:{name}"), encode(&v, &enc).unwrap(), false));
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for i in 0..300 {
+        let v = rng.value(3);
+        inputs.push((format!("random:{i}"), encode(&v, &enc).unwrap(), false));
     }
     for (name, v) in our_objects() {
         inputs.push((
