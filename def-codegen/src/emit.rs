@@ -354,6 +354,7 @@ impl Gen<'_> {
                     dec.push(quote!(let #b = __r.run::<#n>(&[#(#names_list),*])?;));
                     enc.push(quote!(let (#at, #b) = __w.run::<#n>();));
                     for (off, f) in &run.fields {
+                        let at_start = *off == 0;
                         let off = &Literal::usize_unsuffixed(*off);
                         let local = &names.local[f.slot()];
                         match *f {
@@ -368,7 +369,13 @@ impl Gen<'_> {
                                     "__slot_{}",
                                     names.local[slot].to_string().trim_start_matches("r#")
                                 );
-                                enc.push(quote!(let #slot_local = #p::Slot(#at + #off);));
+                                // No `+ 0`: clippy's identity_op would fire in users' builds.
+                                let place = if at_start {
+                                    quote!(#at)
+                                } else {
+                                    quote!(#at + #off)
+                                };
+                                enc.push(quote!(let #slot_local = #p::Slot(#place);));
                             }
                             Fixed::Value { slot, ty } => {
                                 let t = scalar_ty(&rt, ty);
@@ -422,7 +429,8 @@ impl Gen<'_> {
                     }
                     enc.push(quote! {
                         #(#chains)*
-                        let __longest = [#(#lens),*].into_iter().max().unwrap_or(0);
+                        // Trait methods by full path: the code must compile under `#![no_implicit_prelude]`.
+                        let __longest = ::core::iter::Iterator::max(::core::iter::IntoIterator::into_iter([#(#lens),*])).unwrap_or(0);
                         for __i in 0..__longest {
                             #(#bodies)*
                         }
