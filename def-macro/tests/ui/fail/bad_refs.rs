@@ -1,0 +1,5 @@
+mod packet {
+    def_macro::def!("tests/ui/defs/S_BAD_REFS.1.def");
+}
+
+fn main() {}

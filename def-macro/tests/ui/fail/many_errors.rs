@@ -1,0 +1,5 @@
+mod packet {
+    def_macro::def!("tests/ui/defs/S_MANY_ERRORS.1.def");
+}
+
+fn main() {}
