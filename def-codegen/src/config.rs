@@ -72,6 +72,8 @@ pub enum Error {
     FileName(PathBuf),
     /// No `OUT_DIR` and no [`Config::out_dir`].
     NoOutDir,
+    /// An opcode map or `deprecated.json` is malformed.
+    Map(String),
     /// Generated code did not parse (a bug; please report it).
     Internal(String),
 }
@@ -92,6 +94,7 @@ impl fmt::Display for Error {
                 p.display()
             ),
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
+            Error::Map(m) => f.write_str(m),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
@@ -369,7 +372,7 @@ fn include_tree(generated: &[Generated]) -> String {
     s
 }
 
-fn write_if_changed(path: &Path, content: &str) -> Result<(), Error> {
+pub(crate) fn write_if_changed(path: &Path, content: &str) -> Result<(), Error> {
     if std::fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
         return Ok(());
     }

@@ -10,5 +10,6 @@ pub mod naming;
 
 pub use emit::{EmitOptions, Serde, emit, generate};
 pub mod config;
+pub mod protocol;
 
 pub use config::{Config, Error, Generated, compile_defs};

@@ -1,0 +1,554 @@
+//! A crate for one protocol version: every definition, the opcode map both ways, the current
+//! version of each message for a patch, and a `Packet` enum that dispatches on the opcode.
+//!
+//! [`generate`] writes the code into a folder (`protocol.rs`, which includes `defs/_defs.rs` and
+//! one file per definition); `defc gen` wraps it in a complete crate, and the workspace's
+//! `protocol-defs` build script includes it from `OUT_DIR`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use def_parser::ast::{DefName, PatchRange, Platform};
+
+use crate::config::{Config, Error, Generated};
+use crate::naming;
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct ProtocolOptions {
+    /// The definitions folder.
+    pub defs: PathBuf,
+    /// The opcode map (`protocol.N.map`: `NAME = OPCODE` lines).
+    pub map: PathBuf,
+    /// `deprecated.json`, if any.
+    pub deprecated: Option<PathBuf>,
+    /// The patch whose current versions to choose; `None`: the newest patch the data knows.
+    pub patch: Option<u32>,
+    /// The platform whose platform-specific files override the plain ones.
+    pub platform: Platform,
+    /// Opcodes whose packets carry 8 bytes of padding after the header.
+    pub padding_opcodes: Vec<u16>,
+    /// The runtime's path in generated code.
+    pub runtime: String,
+    /// Print `cargo:` lines (from a build script).
+    pub cargo_output: bool,
+}
+
+impl ProtocolOptions {
+    /// Options with the defaults: no deprecations, the newest patch, `pc`, no padding.
+    pub fn new(defs: impl Into<PathBuf>, map: impl Into<PathBuf>) -> Self {
+        ProtocolOptions {
+            defs: defs.into(),
+            map: map.into(),
+            deprecated: None,
+            patch: None,
+            platform: Platform::Pc,
+            padding_opcodes: Vec::new(),
+            runtime: "::def_runtime".into(),
+            cargo_output: false,
+        }
+    }
+}
+
+/// What was generated.
+#[derive(Debug, Clone)]
+pub struct Protocol {
+    /// The protocol version from the map's file name (`protocol.387463.map`).
+    pub version: u32,
+    /// Definitions compiled.
+    pub definitions: usize,
+    /// Variants of the `Packet` enum.
+    pub messages: usize,
+    /// Bytes of code written.
+    pub code_bytes: usize,
+}
+
+/// One entry of `deprecated.json`.
+#[derive(Debug, Clone, Copy)]
+struct Deprecation {
+    max: u32,
+    readable: bool,
+}
+
+/// Reads `NAME = OPCODE` lines.
+pub fn read_map(path: &Path) -> Result<BTreeMap<String, u16>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let mut map = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let bad = || {
+            Error::Map(format!(
+                "{}:{}: expected `NAME = OPCODE`, got `{line}`",
+                path.display(),
+                n + 1
+            ))
+        };
+        let (name, code) = line.split_once('=').ok_or_else(bad)?;
+        let code: u16 = code.trim().parse().map_err(|_| bad())?;
+        map.insert(name.trim().to_string(), code);
+    }
+    Ok(map)
+}
+
+fn read_deprecated(path: &Path) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Error::Map(format!("{}: {e}", path.display())))?;
+    let mut out = BTreeMap::new();
+    for (name, versions) in v.as_object().into_iter().flatten() {
+        for (ver, d) in versions.as_object().into_iter().flatten() {
+            let (Ok(ver), Some(max)) = (ver.parse::<u32>(), d.get("max").and_then(|m| m.as_u64()))
+            else {
+                return Err(Error::Map(format!(
+                    "{}: {name}.{ver}: expected {{\"max\": N, \"readable\": bool}}",
+                    path.display()
+                )));
+            };
+            let readable = d.get("readable").and_then(|r| r.as_bool()).unwrap_or(false);
+            out.insert(
+                (name.clone(), ver),
+                Deprecation {
+                    max: max as u32,
+                    readable,
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// The status of one definition version for the chosen patch.
+#[derive(Debug, Clone)]
+struct Status {
+    readable: bool,
+    writable: bool,
+    reason: Option<String>,
+}
+
+/// Chooses the current version of each message and says why the others are not.
+fn statuses(
+    gens: &[&Generated],
+    ranges: &BTreeMap<(String, u32), Option<PatchRange>>,
+    dep: &BTreeMap<(String, u32), Deprecation>,
+    patch: Option<u32>,
+) -> (Option<u32>, Vec<Status>) {
+    // Whether a version is for the patch, and if not why.
+    let fits = |g: &Generated| -> Result<(), String> {
+        let key = (g.name.name.clone(), g.name.version);
+        if let Some(d) = dep.get(&key) {
+            if patch.is_none_or(|p| p > d.max) {
+                return Err(format!("deprecated after patch {}", d.max));
+            }
+        }
+        if let Some(Some(r)) = ranges.get(&key) {
+            match patch {
+                Some(p) if !r.contains(p) => return Err(format!("for {r}, not patch {p}")),
+                None if r.max.is_some() => return Err(format!("for {r} only")),
+                _ => {}
+            }
+        }
+        Ok(())
+    };
+    let mut current = gens
+        .iter()
+        .filter(|g| fits(g).is_ok())
+        .map(|g| g.name.version)
+        .max();
+    if current.is_none()
+        && gens.iter().all(|g| {
+            !dep.contains_key(&(g.name.name.clone(), g.name.version))
+                && ranges
+                    .get(&(g.name.name.clone(), g.name.version))
+                    .is_none_or(|r| r.is_none())
+        })
+    {
+        current = gens.iter().map(|g| g.name.version).max();
+    }
+    let st = gens
+        .iter()
+        .map(|g| {
+            let key = (g.name.name.clone(), g.name.version);
+            if Some(g.name.version) == current {
+                return Status {
+                    readable: true,
+                    writable: true,
+                    reason: None,
+                };
+            }
+            let readable_dep = dep.get(&key).is_some_and(|d| d.readable);
+            let reason = match fits(g) {
+                Err(r) => r,
+                Ok(()) => format!("superseded by version {}", current.unwrap_or(0)),
+            };
+            let reason = if readable_dep {
+                format!("{reason}; still readable")
+            } else {
+                reason
+            };
+            Status {
+                readable: readable_dep,
+                writable: false,
+                reason: Some(reason),
+            }
+        })
+        .collect();
+    (current, st)
+}
+
+/// Generates the protocol's code into `out` (created if needed).
+pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
+    let version = o
+        .map
+        .file_name()
+        .and_then(|f| f.to_str())
+        .and_then(|f| {
+            f.strip_prefix("protocol.")?
+                .strip_suffix(".map")?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0u32);
+    let map = read_map(&o.map)?;
+    let dep = match &o.deprecated {
+        Some(p) => read_deprecated(p)?,
+        None => BTreeMap::new(),
+    };
+    if o.cargo_output {
+        println!("cargo:rerun-if-changed={}", o.map.display());
+        if let Some(d) = &o.deprecated {
+            println!("cargo:rerun-if-changed={}", d.display());
+        }
+    }
+    // Platform files override plain ones: compile only the files that apply.
+    let mut files: BTreeMap<(String, u32), (PathBuf, Option<Platform>)> = BTreeMap::new();
+    let rd = std::fs::read_dir(&o.defs).map_err(|e| Error::Io(o.defs.clone(), e))?;
+    for entry in rd {
+        let path = entry.map_err(|e| Error::Io(o.defs.clone(), e))?.path();
+        let Some(name) = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .and_then(DefName::parse)
+        else {
+            continue;
+        };
+        match name.platform {
+            Some(p) if p != o.platform => continue,
+            _ => {}
+        }
+        let key = (name.name.clone(), name.version);
+        let replace = match files.get(&key) {
+            None => true,
+            Some((_, existing)) => existing.is_none() && name.platform.is_some(),
+        };
+        if replace {
+            files.insert(key, (path, name.platform));
+        }
+    }
+    let defs_out = out.join("defs");
+    let mut config = Config::new();
+    config
+        .inputs(files.values().map(|(p, _)| p.clone()))
+        .out_dir(&defs_out)
+        .serde_feature("serde")
+        .runtime_path(&o.runtime)
+        .cargo_output(o.cargo_output);
+    if o.cargo_output {
+        println!("cargo:rerun-if-changed={}", o.defs.display());
+    }
+    // Padding is per opcode; give each padded message's types PADDING = true.
+    let padded: Vec<String> = map
+        .iter()
+        .filter(|(_, c)| o.padding_opcodes.contains(c))
+        .map(|(n, _)| n.clone())
+        .collect();
+    config.padding_messages(padded);
+    let generated = config.compile()?;
+
+    // Patch ranges of each version, for the status table.
+    let mut ranges = BTreeMap::new();
+    for g in &generated {
+        let text =
+            std::fs::read_to_string(&g.source).map_err(|e| Error::Io(g.source.clone(), e))?;
+        let parsed = def_parser::parse("x.1.def", &text, def_parser::Mode::Compatible);
+        ranges.insert(
+            (g.name.name.clone(), g.name.version),
+            parsed.file.and_then(|f| f.patch_range),
+        );
+    }
+    let mut by_name: BTreeMap<&str, Vec<&Generated>> = BTreeMap::new();
+    for g in &generated {
+        by_name.entry(&g.name.name).or_default().push(g);
+    }
+
+    let rt = &o.runtime;
+    let mut s = String::new();
+    let patch_doc = o
+        .patch
+        .map_or("the newest patch the definitions know".to_string(), |p| {
+            format!("patch {p}")
+        });
+    writeln!(
+        s,
+        "// @generated by def-codegen (protocol {version}); do not edit."
+    )
+    .ok();
+    writeln!(s, "include!(\"defs/_defs.rs\");\n").ok();
+    writeln!(s, "/// The protocol version this crate speaks (the opcode map's number).\npub const PROTOCOL_VERSION: u32 = {version};").ok();
+    writeln!(s, "/// The patch the current versions were chosen for (`None`: {patch_doc}).\npub const PATCH: ::core::option::Option<u32> = {};", o.patch.map_or("::core::option::Option::None".into(), |p| format!("::core::option::Option::Some({p})"))).ok();
+    writeln!(
+        s,
+        "/// Message name to opcode, sorted by name.\npub static OPCODES: &[(&str, u16)] = &["
+    )
+    .ok();
+    for (n, c) in &map {
+        writeln!(s, "    ({n:?}, {c}),").ok();
+    }
+    writeln!(s, "];").ok();
+    let mut by_code: Vec<(u16, &str)> = map.iter().map(|(n, c)| (*c, n.as_str())).collect();
+    by_code.sort();
+    writeln!(
+        s,
+        "/// Opcode to message name, sorted by opcode.\npub static NAMES: &[(u16, &str)] = &["
+    )
+    .ok();
+    for (c, n) in &by_code {
+        writeln!(s, "    ({c}, {n:?}),").ok();
+    }
+    writeln!(s, "];").ok();
+    writeln!(s, "/// Opcodes whose packets carry 8 bytes of padding after the header.\npub static PADDING_OPCODES: &[u16] = &{:?};", {
+        let mut p = o.padding_opcodes.clone();
+        p.sort();
+        p
+    }).ok();
+    s.push_str(
+        r#"
+/// The opcode of a message name.
+pub fn opcode_of(name: &str) -> ::core::option::Option<u16> {
+    OPCODES.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| OPCODES[i].1)
+}
+
+/// The message name of an opcode.
+pub fn name_of(opcode: u16) -> ::core::option::Option<&'static str> {
+    NAMES.binary_search_by(|(c, _)| c.cmp(&opcode)).ok().map(|i| NAMES[i].1)
+}
+
+/// Whether packets with this opcode carry padding.
+pub fn has_padding(opcode: u16) -> bool {
+    PADDING_OPCODES.binary_search(&opcode).is_ok()
+}
+
+/// One version of a message, and whether it is usable at [`PATCH`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VersionStatus {
+    /// The message name.
+    pub name: &'static str,
+    /// The definition version.
+    pub version: u32,
+    /// The `.def` file.
+    pub file: &'static str,
+    /// Whether this is the current version.
+    pub current: bool,
+    /// Whether packets of this version can be read at this patch.
+    pub readable: bool,
+    /// Whether packets of this version should be written at this patch.
+    pub writable: bool,
+    /// Why it is not current, when it is not.
+    pub reason: ::core::option::Option<&'static str>,
+    /// The patch range of its header comment.
+    pub patches: ::core::option::Option<&'static str>,
+}
+
+/// Every definition version, sorted by name and version.
+pub static VERSIONS: &[VersionStatus] = &[
+"#,
+    );
+    let mut variants = Vec::new();
+    for (name, gens) in &by_name {
+        let (current, st) = statuses(gens, &ranges, &dep, o.patch);
+        for (g, st) in gens.iter().zip(&st) {
+            let file = g
+                .source
+                .file_name()
+                .and_then(|f| f.to_str())
+                .unwrap_or_default();
+            let reason = st
+                .reason
+                .as_ref()
+                .map_or("::core::option::Option::None".into(), |r| {
+                    format!("::core::option::Option::Some({r:?})")
+                });
+            let patches = ranges
+                .get(&(g.name.name.clone(), g.name.version))
+                .cloned()
+                .flatten()
+                .map_or("::core::option::Option::None".into(), |r| {
+                    format!("::core::option::Option::Some({:?})", r.to_string())
+                });
+            writeln!(
+                s,
+                "    VersionStatus {{ name: {name:?}, version: {}, file: {file:?}, current: {}, readable: {}, writable: {}, reason: {reason}, patches: {patches} }},",
+                g.name.version,
+                Some(g.name.version) == current,
+                st.readable,
+                st.writable
+            )
+            .ok();
+        }
+        if let (Some(cur), Some(&code)) = (current, map.get(*name)) {
+            let g = gens
+                .iter()
+                .find(|g| g.name.version == cur)
+                .expect("current is one of them");
+            variants.push((
+                naming::pascal(name),
+                format!("{}::{}", g.module, g.type_name),
+                name.to_string(),
+                code,
+                cur,
+            ));
+        }
+    }
+    s.push_str("];\n");
+    s.push_str(&format!(
+        r#"
+/// A packet whose opcode has no current definition in this protocol, kept byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawPacket {{
+    /// The opcode of its header.
+    pub opcode: u16,
+    /// The message name, when the opcode map knows it.
+    pub name: ::core::option::Option<&'static str>,
+    /// The whole packet, header included.
+    pub bytes: {rt}::__private::Vec<u8>,
+}}
+
+/// Every current message of this protocol that has an opcode, decoded by opcode.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum Packet {{
+"#
+    ));
+    for (v, ty, name, code, cur) in &variants {
+        writeln!(
+            s,
+            "    /// `{name}` (opcode {code}), version {cur}: [`{ty}`].\n    {v}({ty}),"
+        )
+        .ok();
+    }
+    s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
+    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        ::core::result::Result::Ok(match opcode {{\n"));
+    for (v, ty, _, code, _) in &variants {
+        writeln!(
+            s,
+            "            {code} => Packet::{v}(<{ty} as {rt}::Packet>::decode(bytes, opts)?),"
+        )
+        .ok();
+    }
+    s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
+    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        match self {{\n"));
+    for (v, ty, _, _, _) in &variants {
+        writeln!(
+            s,
+            "            Packet::{v}(p) => <{ty} as {rt}::Packet>::encode(p, opcode, opts),"
+        )
+        .ok();
+    }
+    s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
+    for (v, _, _, code, _) in &variants {
+        writeln!(s, "            Packet::{v}(_) => {code},").ok();
+    }
+    s.push_str("            Packet::Raw(r) => r.opcode,\n        }\n    }\n\n    /// The message name (`None` for a raw packet whose opcode the map does not know).\n    pub fn name(&self) -> ::core::option::Option<&'static str> {\n        match self {\n");
+    for (v, _, name, _, _) in &variants {
+        writeln!(
+            s,
+            "            Packet::{v}(_) => ::core::option::Option::Some({name:?}),"
+        )
+        .ok();
+    }
+    s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n}\n");
+
+    // Every definition with JSON entry points (tools, tests).
+    s.push_str(&format!(
+        r#"
+/// One compiled definition, with JSON entry points for tools and tests.
+#[derive(Debug, Clone, Copy)]
+pub struct Definition {{
+    /// The `.def` file name.
+    pub file: &'static str,
+    /// The message name.
+    pub name: &'static str,
+    /// The definition version.
+    pub version: u32,
+    /// Decodes a packet of this definition to the tera-vectors JSON form.
+    #[cfg(feature = "serde")]
+    pub decode_json: fn(&[u8], {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String>,
+    /// Encodes the tera-vectors JSON form to a packet with an opcode.
+    #[cfg(feature = "serde")]
+    pub encode_json: fn(&::serde_json::Value, u16, {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String>,
+}}
+
+/// The definition compiled from the file `file` (`S_LOGIN.14.def`).
+pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
+    DEFINITIONS.binary_search_by(|d| d.file.cmp(file)).ok().map(|i| &DEFINITIONS[i])
+}}
+
+#[cfg(feature = "serde")]
+mod json {{
+    use {rt}::Packet;
+
+    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
+        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
+        ::serde_json::to_value(&p).map_err(|e| e.to_string())
+    }}
+
+    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
+        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
+        p.encode(opcode, opts).map_err(|e| e.to_string())
+    }}
+}}
+
+/// Every definition compiled into this crate, sorted by file name.
+pub static DEFINITIONS: &[Definition] = &[
+"#
+    ));
+    let mut sorted: Vec<&Generated> = generated.iter().collect();
+    sorted.sort_by(|a, b| a.source.file_name().cmp(&b.source.file_name()));
+    for g in sorted {
+        let file = g
+            .source
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or_default();
+        let ty = format!("{}::{}", g.module, g.type_name);
+        writeln!(
+            s,
+            "    Definition {{ file: {file:?}, name: {:?}, version: {}, #[cfg(feature = \"serde\")] decode_json: json::decode::<{ty}>, #[cfg(feature = \"serde\")] encode_json: json::encode::<{ty}> }},",
+            g.name.name, g.name.version
+        )
+        .ok();
+    }
+    s.push_str("];\n");
+    let file: syn::File =
+        syn::parse_str(&s).map_err(|e| Error::Internal(format!("protocol.rs: {e}")))?;
+    let code = format!(
+        "// @generated by def-codegen (protocol {version}); do not edit.\n{}",
+        prettyplease::unparse(&file)
+    );
+    crate::config::write_if_changed(&out.join("protocol.rs"), &code)?;
+    let code_bytes = code.len()
+        + generated
+            .iter()
+            .filter_map(|g| std::fs::metadata(&g.file).ok())
+            .map(|m| m.len() as usize)
+            .sum::<usize>();
+    Ok(Protocol {
+        version,
+        definitions: generated.len(),
+        messages: variants.len(),
+        code_bytes,
+    })
+}
