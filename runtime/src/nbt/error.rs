@@ -198,6 +198,9 @@ pub enum NbtError {
         /// What was wrong.
         message: String,
     },
+    /// A serde (de)serialisation failed (feature `serde`).
+    #[error("serde: {0}")]
+    Serde(String),
     /// An I/O error from a reader or writer.
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),

@@ -7,6 +7,7 @@
 //! * [`region`]: Anvil `.mca` region files.
 //! * [`snbt`]: the text form, printed and parsed.
 //! * [`dump`]: the JSON dump form used by `defc nbt dump` and the sample set.
+//! * `serde` (feature `serde`): derive your own types from NBT and back.
 //!
 //! The reader is exact: read → write is byte-identical for every valid file (entry order, empty
 //! list types, NaN bits and raw Modified UTF-8 are kept), and it is hardened against hostile
@@ -23,6 +24,8 @@ mod flavor;
 pub mod mutf8;
 mod read;
 pub mod region;
+#[cfg(feature = "serde")]
+pub mod serde;
 pub mod snbt;
 mod tag;
 mod write;

@@ -1,0 +1,125 @@
+//! serde: derived structs to NBT and back, and reading a real file into a struct.
+#![cfg(feature = "serde")]
+
+use def_runtime::nbt::serde::{IntArray, LongArray, from_bytes, from_tag, to_bytes, to_tag};
+use def_runtime::nbt::{Edition, ReadOptions, Tag, TagType, nbt};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+enum Mode {
+    Survival,
+    Custom(i32),
+    Spectating { target: String },
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Player {
+    name: String,
+    health: f32,
+    alive: bool,
+    level: u8,
+    pos: Vec<f64>,
+    inventory: Vec<Item>,
+    heightmap: LongArray,
+    biomes: IntArray,
+    nickname: Option<String>,
+    mode: Mode,
+    other: Mode,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Item {
+    id: String,
+    #[serde(rename = "Count")]
+    count: i8,
+}
+
+fn player() -> Player {
+    Player {
+        name: "Steve".into(),
+        health: 20.0,
+        alive: true,
+        level: 200,
+        pos: vec![1.5, 64.0, -3.25],
+        inventory: vec![Item {
+            id: "minecraft:stone".into(),
+            count: 3,
+        }],
+        heightmap: LongArray(vec![1, 2, 3]),
+        biomes: IntArray(vec![]),
+        nickname: None,
+        mode: Mode::Custom(7),
+        other: Mode::Spectating {
+            target: "Alex".into(),
+        },
+    }
+}
+
+#[test]
+fn struct_round_trips_through_every_flavour() {
+    let p = player();
+    for ed in [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork] {
+        let bytes = to_bytes(&p, ed).unwrap();
+        let back: Player = from_bytes(&bytes, &ReadOptions::new(ed)).unwrap();
+        assert_eq!(back, p);
+    }
+}
+
+#[test]
+fn mapping_is_as_documented() {
+    let t = to_tag(&player()).unwrap();
+    let c = t.as_compound().unwrap();
+    let ty = |k: &str| c.get(k).map(Tag::tag_type);
+    assert_eq!(ty("health"), Some(TagType::Float));
+    assert_eq!(ty("alive"), Some(TagType::Byte));
+    assert_eq!(ty("level"), Some(TagType::Short));
+    assert_eq!(ty("heightmap"), Some(TagType::LongArray));
+    assert_eq!(ty("biomes"), Some(TagType::IntArray));
+    assert_eq!(ty("nickname"), None);
+    assert_eq!(
+        c.get("pos")
+            .and_then(Tag::as_list)
+            .map(|l| l.element_type()),
+        Some(TagType::Double)
+    );
+    // Field order is declaration order.
+    let keys: Vec<String> = c.iter().map(|(k, _)| k.to_string()).collect();
+    assert_eq!(keys[..3], ["name", "health", "alive"]);
+}
+
+#[test]
+fn tree_serializes_back_to_itself() {
+    let t = nbt!({ "a": 1i8, "b": [1i32, 2i32], "c": (vec![5i64]), "d": { "e": "f" } });
+    assert_eq!(to_tag(&t).unwrap(), t);
+}
+
+#[test]
+fn wrong_shape_is_an_error_not_a_panic() {
+    let t = nbt!({ "id": 5i32 });
+    assert!(from_tag::<Item>(t).is_err());
+    assert!(to_tag(&vec![Tag::Int(1), Tag::Byte(2)]).is_err());
+}
+
+#[test]
+fn read_a_real_player_file() {
+    #[derive(Deserialize)]
+    struct Pos {
+        #[serde(rename = "Pos")]
+        pos: Vec<f64>,
+        #[serde(rename = "Health")]
+        health: f32,
+    }
+    let dir = std::env::var_os("WIRE_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
+        .join("nbt-samples");
+    let Ok(raw) = std::fs::read(dir.join("simdnbt__complex_player.dat")) else {
+        assert!(std::env::var_os("CI").is_none(), "samples missing");
+        eprintln!("*** SKIPPED: NBT samples not found ***");
+        return;
+    };
+    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let p: Pos = from_tag(f.roots[0].tag.clone()).unwrap();
+    assert_eq!(p.pos.len(), 3);
+    assert!(p.health > 0.0);
+}
