@@ -26,3 +26,9 @@ pub const CHAT_SAMPLE_HEX: &str = "1d000101 0d001500 0100000000 42006f0062000000
 pub fn chat_sample() -> Vec<u8> {
     hex::decode(CHAT_SAMPLE_HEX.replace(' ', "")).expect("the sample is hex")
 }
+
+/// The snippets of `docs/usage.md`, compiled and run as doctests of this crate
+/// (`cargo test -p def-examples --doc`), so that the documentation cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/usage.md")]
+pub struct UsageDoc;
