@@ -2,9 +2,10 @@
 //!
 //! [`BorrowedNbt::read`] makes one validating pass over the input (every length, type id,
 //! string and the depth limit are checked, exactly as the owned reader checks them) and records
-//! a *tape* with one 20-byte entry per compound and list, in document order. Each entry knows
-//! where its bytes start and end and where its subtree ends on the tape, so iteration walks a
-//! container's own bytes for leaf values and jumps over nested containers in O(1). Values are
+//! a *tape* with one 12-byte entry per compound and per list of compounds or lists, in document
+//! order. Each entry knows where its bytes start and end and where its subtree ends on the tape,
+//! so iteration walks a container's own bytes for leaf values (a list of leaves is found from its
+//! header) and jumps over nested containers in O(1). Values are
 //! decoded only when asked for: numbers from their bytes, strings as [`StrRef`] slices, numeric
 //! arrays as [`ArrayRef`] slices. Nothing is copied; the only allocation is the tape, which is
 //! why the pass runs at several GB/s on real files.
@@ -19,16 +20,11 @@ use super::mutf8;
 use super::read::{ReadOptions, RootForm, checked_len, min_size};
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 
-/// A compound or list.
+/// A compound or a list of containers: where its bytes start and end, where its subtree ends.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    kind: u8,
-    /// Element type for lists.
-    elem: u8,
     /// Compounds: offset of the first entry's type byte. Lists: offset of the first element.
     pos: u32,
-    /// Lists: element count.
-    count: u32,
     /// Offset after the container's last byte.
     byte_end: u32,
     /// Tape index after the container's subtree.
@@ -116,10 +112,7 @@ impl<'a> BorrowedNbt<'a> {
 
     fn root_at(&self, i: usize) -> RootRef<'_, 'a> {
         let r = self.roots[i];
-        let value = match r.kind {
-            TagType::List | TagType::Compound => self.container(r.tape),
-            ty => self.leaf_at(ty, r.pos as usize).0,
-        };
+        let value = self.child_at(r.kind, r.pos as usize, r.tape).0;
         RootRef {
             name: r.name.map(|(p, l)| self.str_ref(p as usize, l as usize)),
             value,
@@ -144,12 +137,80 @@ impl<'a> BorrowedNbt<'a> {
         }
     }
 
+    /// The value of type `ty` whose payload starts at `pos`, where `j` is the next unread tape
+    /// index; returns it with the offset and tape index after it.
     #[inline]
-    fn container(&self, idx: u32) -> TagRef<'_, 'a> {
-        if self.tape[idx as usize].kind == TagType::List as u8 {
-            TagRef::List(ListRef { doc: self, idx })
-        } else {
-            TagRef::Compound(CompoundRef { doc: self, idx })
+    fn child_at(&self, ty: TagType, pos: usize, j: u32) -> (TagRef<'_, 'a>, usize, u32) {
+        match ty {
+            TagType::Compound => {
+                let e = self.tape[j as usize];
+                (
+                    TagRef::Compound(CompoundRef { doc: self, idx: j }),
+                    e.byte_end as usize,
+                    e.tape_end,
+                )
+            }
+            TagType::List => {
+                let elem = self.data[pos];
+                let mut c = Cur {
+                    data: self.data,
+                    pos: pos + 1,
+                };
+                let count = by_edition!(self.edition, seq_len(&mut c))
+                    .unwrap_or(0)
+                    .max(0) as u32;
+                let first = c.pos;
+                if elem_on_tape(elem) {
+                    let e = self.tape[j as usize];
+                    let l = ListRef {
+                        doc: self,
+                        idx: j,
+                        elem,
+                        count,
+                        pos: first as u32,
+                    };
+                    (TagRef::List(l), e.byte_end as usize, e.tape_end)
+                } else {
+                    let l = ListRef {
+                        doc: self,
+                        idx: NO_TAPE,
+                        elem,
+                        count,
+                        pos: first as u32,
+                    };
+                    (
+                        TagRef::List(l),
+                        self.skip_elems(elem, count as usize, first),
+                        j,
+                    )
+                }
+            }
+            _ => {
+                let (t, next) = self.leaf_at(ty, pos);
+                (t, next, j)
+            }
+        }
+    }
+
+    /// Offset after `n` leaf elements of type id `elem` starting at `pos` (validated input).
+    fn skip_elems(&self, elem: u8, n: usize, pos: usize) -> usize {
+        let fixed = |w: usize| pos + n * w;
+        let varint = self.edition == Edition::BedrockNetwork;
+        match TagType::from_id(elem).unwrap_or(TagType::End) {
+            TagType::End => pos,
+            TagType::Byte => fixed(1),
+            TagType::Short => fixed(2),
+            TagType::Float => fixed(4),
+            TagType::Double => fixed(8),
+            TagType::Int if !varint => fixed(4),
+            TagType::Long if !varint => fixed(8),
+            ty => {
+                let mut p = pos;
+                for _ in 0..n {
+                    p = self.leaf_at(ty, p).1;
+                }
+                p
+            }
         }
     }
 
@@ -205,9 +266,10 @@ impl<'a> BorrowedNbt<'a> {
     }
 }
 
+/// Whether values of type id `id` get tape entries (lists holding containers do too).
 #[inline]
-fn is_container(ty: TagType) -> bool {
-    matches!(ty, TagType::List | TagType::Compound)
+fn elem_on_tape(id: u8) -> bool {
+    id == TagType::List as u8 || id == TagType::Compound as u8
 }
 
 /// One root: its name (`None` when nameless) and value.
@@ -443,17 +505,10 @@ impl<'d, 'a> CompoundRef<'d, 'a> {
             let len = by_edition!(doc.edition, name_len(&mut c)).ok()?;
             let name = doc.str_ref(c.pos, len);
             c.pos += len;
-            if is_container(ty) {
-                let t = doc.container(j);
-                let sub = doc.tape[j as usize];
-                c.pos = sub.byte_end as usize;
-                j = sub.tape_end;
-                Some((name, t))
-            } else {
-                let (t, next) = doc.leaf_at(ty, c.pos);
-                c.pos = next;
-                Some((name, t))
-            }
+            let (t, next, nj) = doc.child_at(ty, c.pos, j);
+            c.pos = next;
+            j = nj;
+            Some((name, t))
         })
     }
 
@@ -493,22 +548,25 @@ impl<'d, 'a> CompoundRef<'d, 'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct ListRef<'d, 'a> {
     doc: &'d BorrowedNbt<'a>,
+    /// Tape index of a list of containers, `NO_TAPE` for a list of leaves.
     idx: u32,
+    elem: u8,
+    count: u32,
+    /// Offset of the first element.
+    pos: u32,
 }
 
-impl<'d, 'a> ListRef<'d, 'a> {
-    fn entry(&self) -> Entry {
-        self.doc.tape[self.idx as usize]
-    }
+const NO_TAPE: u32 = u32::MAX;
 
+impl<'d, 'a> ListRef<'d, 'a> {
     /// The declared element type.
     pub fn element_type(&self) -> TagType {
-        TagType::from_id(self.entry().elem).unwrap_or(TagType::End)
+        TagType::from_id(self.elem).unwrap_or(TagType::End)
     }
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.entry().count as usize
+        self.count as usize
     }
 
     /// Whether empty.
@@ -519,23 +577,18 @@ impl<'d, 'a> ListRef<'d, 'a> {
     /// The elements in order.
     pub fn iter(&self) -> impl Iterator<Item = TagRef<'d, 'a>> + 'd {
         let doc = self.doc;
-        let e = self.entry();
         let ty = self.element_type();
-        let mut left = e.count as usize;
-        let mut j = self.idx + 1;
-        let mut pos = e.pos as usize;
+        let mut left = self.count as usize;
+        let mut j = self.idx.wrapping_add(1);
+        let mut pos = self.pos as usize;
         std::iter::from_fn(move || {
             if left == 0 {
                 return None;
             }
             left -= 1;
-            if is_container(ty) {
-                let t = doc.container(j);
-                j = doc.tape[j as usize].tape_end;
-                return Some(t);
-            }
-            let (val, next) = doc.leaf_at(ty, pos);
+            let (val, next, nj) = doc.child_at(ty, pos, j);
             pos = next;
+            j = nj;
             Some(val)
         })
     }
@@ -554,6 +607,11 @@ impl<'d, 'a> ListRef<'d, 'a> {
 #[inline]
 fn name_len<F: Flavor>(c: &mut Cur) -> Result<usize> {
     F::str_len(c)
+}
+
+#[inline]
+fn seq_len<F: Flavor>(c: &mut Cur) -> Result<i64> {
+    F::seq_len(c)
 }
 
 /// Skips one validated leaf value: returns (payload start, aux, end) like a tape entry.
@@ -640,7 +698,7 @@ impl<'a, F: Flavor> Builder<'a, F> {
         let mut b = Builder::<F> {
             d: data,
             p: 0,
-            tape: Vec::with_capacity(data.len() / 64 + 4),
+            tape: Vec::with_capacity(data.len() / 128 + 4),
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             _f: std::marker::PhantomData,
@@ -844,13 +902,10 @@ impl<'a, F: Flavor> Builder<'a, F> {
     }
 
     #[inline(always)]
-    fn open(&mut self, kind: TagType, elem: u8, count: usize) -> usize {
+    fn open(&mut self) -> usize {
         let idx = self.tape.len();
         self.tape.push(Entry {
-            kind: kind as u8,
-            elem,
             pos: self.p as u32,
-            count: count as u32,
             byte_end: 0,
             tape_end: 0,
         });
@@ -870,7 +925,7 @@ impl<'a, F: Flavor> Builder<'a, F> {
         if depth > self.max_depth {
             return None;
         }
-        let idx = self.open(TagType::Compound, 0, 0);
+        let idx = self.open();
         loop {
             let id = self.u8()?;
             if id == 0 {
@@ -894,7 +949,9 @@ impl<'a, F: Flavor> Builder<'a, F> {
         if ty == TagType::End && n > 0 {
             return None;
         }
-        let idx = self.open(TagType::List, id, n);
+        // Only lists of containers go on the tape; a list of leaves is found (and skipped) from
+        // its header when its parent is iterated.
+        let idx = elem_on_tape(id).then(|| self.open());
         match ty {
             TagType::End => {}
             TagType::Byte => self.skip(n)?,
@@ -909,7 +966,9 @@ impl<'a, F: Flavor> Builder<'a, F> {
                 }
             }
         }
-        self.close(idx);
+        if let Some(idx) = idx {
+            self.close(idx);
+        }
         Some(())
     }
 }
