@@ -147,14 +147,23 @@ macro_rules! bulk_read {
     }};
 }
 
-/// Bulk fixed-width encoding into a pre-sized tail of `out` (vectorises well).
+/// Bulk fixed-width encoding straight into the spare capacity of `out` (one pass, vectorised;
+/// zero-filling first with `resize` cost a second pass over large arrays).
 macro_rules! bulk_write {
     ($out:expr, $v:expr, $w:literal, $conv:expr) => {{
-        let start = $out.len();
-        $out.resize(start + $v.len() * $w, 0);
-        for (dst, x) in $out[start..].chunks_exact_mut($w).zip($v.iter()) {
-            dst.copy_from_slice(&$conv(*x));
+        let n = $v.len() * $w;
+        $out.reserve(n);
+        let spare = &mut $out.spare_capacity_mut()[..n];
+        for (dst, x) in spare.chunks_exact_mut($w).zip($v.iter()) {
+            let b = $conv(*x);
+            for k in 0..$w {
+                dst[k] = std::mem::MaybeUninit::new(b[k]);
+            }
         }
+        let len = $out.len();
+        // SAFETY: the loop wrote all `n` bytes after `len`, which `reserve` made room for:
+        // `chunks_exact_mut($w)` over `n = v.len() * $w` bytes zipped with `v` covers them all.
+        unsafe { $out.set_len(len + n) };
     }};
 }
 

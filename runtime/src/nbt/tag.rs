@@ -117,7 +117,7 @@ impl fmt::Display for TagType {
 #[derive(Clone)]
 pub struct NbtString(Repr);
 
-const INLINE: usize = 22;
+pub(crate) const INLINE: usize = 22;
 
 #[derive(Clone)]
 enum Repr {
@@ -194,6 +194,15 @@ impl NbtString {
         match &self.0 {
             Repr::Inline { len, buf } => &buf[..*len as usize],
             Repr::Heap(b) => b,
+        }
+    }
+
+    /// The inline buffer and length of a short string (`None` if it is on the heap).
+    #[inline]
+    pub(crate) fn inline_parts(&self) -> Option<(&[u8; INLINE], usize)> {
+        match &self.0 {
+            Repr::Inline { len, buf } => Some((buf, *len as usize)),
+            Repr::Heap(_) => None,
         }
     }
 

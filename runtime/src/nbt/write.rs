@@ -10,7 +10,8 @@ use super::error::{NbtError, Result};
 use super::flavor::{BedrockFlavor, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
 use super::read::MAX_DEPTH_CAP;
-use super::tag::{Compound, List, Nbt, NbtString, Tag};
+use super::tag::{Compound, INLINE, List, Nbt, NbtString, Tag};
+use std::mem::MaybeUninit;
 
 impl Nbt {
     /// Appends this root in `edition` to `out`: named form if it has a name, nameless otherwise.
@@ -49,6 +50,30 @@ fn write_root<F: Flavor>(nbt: &Nbt, out: &mut Vec<u8>) -> Result<()> {
 
 #[inline]
 fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
+    // Fast path for short strings in the u16-length flavours: one fixed-size copy of the inline
+    // buffer instead of a length-dependent memcpy call (names are mostly short).
+    if let Some((buf, len)) = s.inline_parts()
+        && (F::EDITION == Edition::Java
+            || (F::EDITION == Edition::Bedrock && buf[..len].is_ascii()))
+    {
+        let lb = if F::EDITION == Edition::Java {
+            (len as u16).to_be_bytes()
+        } else {
+            (len as u16).to_le_bytes()
+        };
+        out.reserve(2 + INLINE);
+        let spare = &mut out.spare_capacity_mut()[..2 + INLINE];
+        spare[0] = MaybeUninit::new(lb[0]);
+        spare[1] = MaybeUninit::new(lb[1]);
+        for k in 0..INLINE {
+            spare[2 + k] = MaybeUninit::new(buf[k]);
+        }
+        let at = out.len();
+        // SAFETY: 2 + INLINE bytes after `at` were reserved and written above; `len <= INLINE`,
+        // so the new length covers only initialised bytes.
+        unsafe { out.set_len(at + 2 + len) };
+        return Ok(());
+    }
     let bytes = if F::EDITION == Edition::Java {
         std::borrow::Cow::Borrowed(s.as_mutf8())
     } else {
@@ -79,6 +104,7 @@ fn bytes_of(v: &[i8]) -> impl Iterator<Item = u8> + '_ {
     v.iter().map(|&b| b as u8)
 }
 
+#[inline(always)]
 fn write_payload<F: Flavor>(out: &mut Vec<u8>, tag: &Tag, depth: usize) -> Result<()> {
     match tag {
         Tag::Byte(v) => out.push(*v as u8),
@@ -120,8 +146,9 @@ fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> R
     let depth = enter(depth)?;
     for (k, v) in c.entries() {
         out.push(v.tag_type().id());
-        write_str::<F>(out, k).map_err(|e| e.in_key(k.as_mutf8()))?;
-        write_payload::<F>(out, v, depth).map_err(|e| e.in_key(k.as_mutf8()))?;
+        if let Err(e) = write_str::<F>(out, k).and_then(|_| write_payload::<F>(out, v, depth)) {
+            return Err(e.in_key(k.as_mutf8()));
+        }
     }
     out.push(0);
     Ok(())
