@@ -17,7 +17,10 @@ mod hygiene {
         ::def_macro::def!("../def-codegen/tests/defs/S_REFS.1.def", serde = true);
     }
     pub mod s_interleaved {
-        ::def_macro::def!("../def-codegen/tests/defs/S_INTERLEAVED.1.def", serde = true);
+        ::def_macro::def!(
+            "../def-codegen/tests/defs/S_INTERLEAVED.1.def",
+            serde = true
+        );
     }
     pub mod s_strings {
         ::def_macro::def!("../def-codegen/tests/defs/S_STRINGS.1.def", serde = true);

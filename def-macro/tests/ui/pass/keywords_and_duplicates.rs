@@ -23,10 +23,16 @@ fn main() {
         0x0f, 0x00, 0x01, 0x00, 0x09, 0x00, 0x05, 0xff, 0xff, 0x68, 0x00, 0x69, 0x00, 0x00, 0x00,
     ];
     assert_eq!(k.encode(1, Options::new()).unwrap(), bytes);
-    assert_eq!(s_keywords::SKeywords::decode(&bytes, Options::new().strict(true)).unwrap(), k);
+    assert_eq!(
+        s_keywords::SKeywords::decode(&bytes, Options::new().strict(true)).unwrap(),
+        k
+    );
     let json = serde_json::to_string(&k).unwrap();
     assert_eq!(json, r#"{"type":5,"self":-1,"continue":"hi"}"#);
-    assert_eq!(serde_json::from_str::<s_keywords::SKeywords>(&json).unwrap(), k);
+    assert_eq!(
+        serde_json::from_str::<s_keywords::SKeywords>(&json).unwrap(),
+        k
+    );
 
     // `unk3` twice: one field, written into both places.
     let d: c_dup::CDup = serde_json::from_str(r#"{"unk3":9,"from":2}"#).unwrap();
@@ -39,5 +45,8 @@ fn main() {
         0x0e, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x09, 0x00, 0x00, 0x00,
     ];
     let read = c_dup::CDup::decode(&differing, Options::new()).unwrap();
-    assert_eq!(serde_json::to_string(&read).unwrap(), r#"{"unk3":9,"from":2}"#);
+    assert_eq!(
+        serde_json::to_string(&read).unwrap(),
+        r#"{"unk3":9,"from":2}"#
+    );
 }

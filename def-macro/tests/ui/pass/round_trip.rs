@@ -33,7 +33,10 @@ fn main() {
     assert!(!s_example::PADDING);
 
     let json = serde_json::to_string(&p).unwrap();
-    assert_eq!(json, r#"{"number":16909060,"list":[{"value":7},{"value":-2}]}"#);
+    assert_eq!(
+        json,
+        r#"{"number":16909060,"list":[{"value":7},{"value":-2}]}"#
+    );
     let back: SExample = serde_json::from_str(&json).unwrap();
     assert_eq!(back, p);
 
@@ -47,5 +50,8 @@ fn main() {
         0x1a, 0x00, 0x00, 0x00, 0xfe, 0xff,
     ];
     assert_eq!(padded, expected_padded);
-    assert_eq!(SExample::decode(&padded, Options::new().padding(true)).unwrap(), p);
+    assert_eq!(
+        SExample::decode(&padded, Options::new().padding(true)).unwrap(),
+        p
+    );
 }
