@@ -465,3 +465,39 @@ fn variant_stays_small() {
         std::mem::size_of::<Variant>()
     );
 }
+
+#[test]
+fn many_container_keys_decode_in_linear_time() {
+    // 50 000 distinct keys [i] (and, for Godot 4, {i: nil}): content hashing keeps the duplicate
+    // check linear, so this takes milliseconds, not the minutes a quadratic scan would.
+    let n = 50_000u32;
+    let build = |dict: u32, key: &dyn Fn(u32) -> Vec<u32>| {
+        let mut words = vec![dict, n];
+        for i in 0..n {
+            words.extend(key(i));
+            words.push(0);
+        }
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    let cases = [
+        (build(0x12, &|i| vec![0x13, 1, 2, i]), Version::Godot3),
+        (build(0x1b, &|i| vec![0x1c, 1, 2, i]), Version::Godot4),
+        (build(0x1b, &|i| vec![0x1b, 1, 2, i, 0]), Version::Godot4),
+    ];
+    let start = std::time::Instant::now();
+    for (bytes, version) in &cases {
+        let (v, _) = decode(bytes, &DecodeOptions::new(*version)).unwrap();
+        let Variant::Dictionary(d) = v else {
+            panic!("{v:?}")
+        };
+        assert_eq!(d.entries.len(), n as usize);
+    }
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}

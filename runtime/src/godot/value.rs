@@ -835,10 +835,13 @@ impl Variant {
         Variant::String(s.into())
     }
 
-    /// Whether two values are the same Dictionary key for the engine: same type (in Godot 4 a
-    /// String and a StringName with the same text are the same key), floats equal by `==` or
-    /// both NaN (so `0.0` and `-0.0` collide), containers compared element by element, objects
-    /// by id (full objects are new instances, never equal).
+    /// Whether two values are the same Dictionary key for the engine (decoding collapses such
+    /// keys). Same type — except that in Godot 4 a String and a StringName with the same text
+    /// are the same key. Floats: `0.0` and `-0.0` collide and NaN equals NaN, except inside a
+    /// Godot 3 `PoolRealArray` key, which compares its elements with IEEE `==`. Arrays compare element by element; Dictionaries by content in Godot 4 and by
+    /// identity in Godot 3 (two decoded dictionaries are never the same key); objects by id
+    /// (full objects are new instances, never equal). The Godot 3 rules were measured against
+    /// the 3.2.3 engine.
     pub fn godot_key_eq(&self, other: &Variant, version: Version) -> bool {
         key_eq(self, other, version)
     }
@@ -856,87 +859,99 @@ fn all_feq(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| feq64(*x, *y))
 }
 
+/// Key equality without recursion for arrays (explicit stack); Godot 4 dictionaries compare
+/// entry by entry, order-independently.
 fn key_eq(a: &Variant, b: &Variant, version: Version) -> bool {
     use Variant as V;
-    match (a, b) {
-        (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
-            if version == Version::Godot4 || a.variant_type() == b.variant_type() =>
-        {
-            x == y
+    let g3 = version == Version::Godot3;
+    let mut pending = vec![(a, b)];
+    while let Some((a, b)) = pending.pop() {
+        let same = match (a, b) {
+            (V::Array(x), V::Array(y)) => {
+                if x.items.len() != y.items.len() {
+                    return false;
+                }
+                pending.extend(x.items.iter().zip(&y.items));
+                true
+            }
+            (V::Dictionary(_), V::Dictionary(_)) if g3 => false,
+            (V::Dictionary(x), V::Dictionary(y)) => {
+                x.entries.len() == y.entries.len()
+                    && x.entries.iter().all(|(k, v)| {
+                        y.entries
+                            .iter()
+                            .any(|(k2, v2)| key_eq(k, k2, version) && key_eq(v, v2, version))
+                    })
+            }
+            (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
+                if !g3 || a.variant_type() == b.variant_type() =>
+            {
+                x == y
+            }
+            (V::Float(x), V::Float(y)) => feq64(*x, *y),
+            (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) if g3 => x == y,
+            (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| feq32(*p, *q))
+            }
+            (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => all_feq(x, y),
+            (V::Vector2(x), V::Vector2(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Vector3(x), V::Vector3(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Vector4(x), V::Vector4(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Rect2(x), V::Rect2(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Plane(x), V::Plane(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Quaternion(x), V::Quaternion(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Aabb(x), V::Aabb(y)) => all_feq(&x.to_array(), &y.to_array()),
+            (V::Transform2D(x), V::Transform2D(y)) => all_feq(&x.0, &y.0),
+            (V::Basis(x), V::Basis(y)) => all_feq(&x.0, &y.0),
+            (V::Transform3D(x), V::Transform3D(y)) => all_feq(&x.0, &y.0),
+            (V::Projection(x), V::Projection(y)) => all_feq(&x.0, &y.0),
+            (V::Color(x), V::Color(y)) => x
+                .to_array()
+                .iter()
+                .zip(y.to_array().iter())
+                .all(|(p, q)| feq32(*p, *q)),
+            (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+            }
+            (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+            }
+            (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y)
+                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+            }
+            (V::PackedColorArray(x), V::PackedColorArray(y)) => {
+                x.len() == y.len()
+                    && x.iter().zip(y).all(|(p, q)| {
+                        p.to_array()
+                            .iter()
+                            .zip(q.to_array().iter())
+                            .all(|(s, t)| feq32(*s, *t))
+                    })
+            }
+            (V::Object(Object::Full(_)), _) | (_, V::Object(Object::Full(_))) => false,
+            _ => a == b,
+        };
+        if !same {
+            return false;
         }
-        (V::Float(x), V::Float(y)) => feq64(*x, *y),
-        (V::Vector2(x), V::Vector2(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Vector3(x), V::Vector3(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Vector4(x), V::Vector4(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Rect2(x), V::Rect2(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Plane(x), V::Plane(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Quaternion(x), V::Quaternion(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Aabb(x), V::Aabb(y)) => all_feq(&x.to_array(), &y.to_array()),
-        (V::Transform2D(x), V::Transform2D(y)) => all_feq(&x.0, &y.0),
-        (V::Basis(x), V::Basis(y)) => all_feq(&x.0, &y.0),
-        (V::Transform3D(x), V::Transform3D(y)) => all_feq(&x.0, &y.0),
-        (V::Projection(x), V::Projection(y)) => all_feq(&x.0, &y.0),
-        (V::Color(x), V::Color(y)) => x
-            .to_array()
-            .iter()
-            .zip(y.to_array().iter())
-            .all(|(p, q)| feq32(*p, *q)),
-        (V::Object(Object::Full(_)), _) | (_, V::Object(Object::Full(_))) => false,
-        (V::Array(x), V::Array(y)) => {
-            x.items.len() == y.items.len()
-                && x.items
-                    .iter()
-                    .zip(&y.items)
-                    .all(|(p, q)| key_eq(p, q, version))
-        }
-        (V::Dictionary(x), V::Dictionary(y)) => {
-            x.entries.len() == y.entries.len()
-                && x.entries.iter().all(|(k, v)| {
-                    y.entries
-                        .iter()
-                        .any(|(k2, v2)| key_eq(k, k2, version) && key_eq(v, v2, version))
-                })
-        }
-        (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| feq32(*p, *q))
-        }
-        (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => all_feq(x, y),
-        (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-        }
-        (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-        }
-        (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-        }
-        (V::PackedColorArray(x), V::PackedColorArray(y)) => {
-            x.len() == y.len()
-                && x.iter().zip(y).all(|(p, q)| {
-                    p.to_array()
-                        .iter()
-                        .zip(q.to_array().iter())
-                        .all(|(s, t)| feq32(*s, *t))
-                })
-        }
-        _ => a == b,
     }
+    true
 }
 
 /// A hash consistent with [`Variant::godot_key_eq`] (equal keys hash alike), used to collapse
-/// duplicate keys in linear time. Containers hash only their type and length.
+/// duplicate keys in linear time. Array contents are hashed without recursion; a Godot 4
+/// Dictionary adds an order-independent sum of its entries' hashes.
 pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
     let fnorm = |x: f64| -> u64 {
         if x.is_nan() {
             0x7ff8_0000_0000_0000
@@ -946,27 +961,48 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             x.to_bits()
         }
     };
-    let tag = match v {
-        Variant::StringName(_) if version == Version::Godot4 => VariantType::String,
-        _ => v.variant_type(),
-    };
-    tag.hash(&mut h);
-    match v {
-        Variant::String(s) | Variant::StringName(s) => s.hash(&mut h),
-        Variant::Float(x) => fnorm(*x).hash(&mut h),
-        Variant::Bool(b) => b.hash(&mut h),
-        Variant::Int(i) => i.hash(&mut h),
-        Variant::Rid(i) => i.hash(&mut h),
-        Variant::Object(Object::Id(i)) => i.hash(&mut h),
-        Variant::Vector2i(x) => x.hash(&mut h),
-        Variant::Vector3i(x) => x.hash(&mut h),
-        Variant::Vector4i(x) => x.hash(&mut h),
-        Variant::Rect2i(x) => x.hash(&mut h),
-        Variant::Vector2(x) => x.to_array().map(fnorm).hash(&mut h),
-        Variant::Vector3(x) => x.to_array().map(fnorm).hash(&mut h),
-        Variant::Array(a) => a.items.len().hash(&mut h),
-        Variant::Dictionary(d) => d.entries.len().hash(&mut h),
-        _ => {}
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut pending = vec![v];
+    while let Some(v) = pending.pop() {
+        let tag = match v {
+            Variant::StringName(_) if version == Version::Godot4 => VariantType::String,
+            _ => v.variant_type(),
+        };
+        tag.hash(&mut h);
+        match v {
+            Variant::String(s) | Variant::StringName(s) => s.hash(&mut h),
+            Variant::Float(x) => fnorm(*x).hash(&mut h),
+            Variant::Bool(b) => b.hash(&mut h),
+            Variant::Int(i) => i.hash(&mut h),
+            Variant::Rid(i) => i.hash(&mut h),
+            Variant::Object(Object::Id(i)) => i.hash(&mut h),
+            Variant::Vector2i(x) => x.hash(&mut h),
+            Variant::Vector3i(x) => x.hash(&mut h),
+            Variant::Vector4i(x) => x.hash(&mut h),
+            Variant::Rect2i(x) => x.hash(&mut h),
+            Variant::Vector2(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Vector3(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::PackedByteArray(b) => b.hash(&mut h),
+            Variant::PackedInt32Array(a) => a.hash(&mut h),
+            Variant::PackedInt64Array(a) => a.hash(&mut h),
+            Variant::PackedStringArray(a) => a.hash(&mut h),
+            Variant::Array(a) => {
+                a.items.len().hash(&mut h);
+                pending.extend(a.items.iter());
+            }
+            Variant::Dictionary(d) => {
+                d.entries.len().hash(&mut h);
+                if version == Version::Godot4 {
+                    let sum = d.entries.iter().fold(0u64, |acc, (k, v)| {
+                        acc.wrapping_add(
+                            key_hash(k, version) ^ key_hash(v, version).rotate_left(17),
+                        )
+                    });
+                    sum.hash(&mut h);
+                }
+            }
+            _ => {}
+        }
     }
     h.finish()
 }
