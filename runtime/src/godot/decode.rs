@@ -775,29 +775,32 @@ impl<'a> Reader<'a> {
             T::PackedVector2Array => {
                 let w = if wide { 8 } else { 4 };
                 let n = self.packed_count(ty, 2 * w)?;
-                let mut items = Vec::with_capacity(n);
-                for _ in 0..n {
-                    items.push(Vector2::from_array(self.reals(wide, "PackedVector2Array")?));
-                }
-                Variant::PackedVector2Array(items)
+                let b = self.take(n * 2 * w, "PackedVector2Array")?;
+                Variant::PackedVector2Array(
+                    b.chunks_exact(2 * w)
+                        .map(|c| Vector2::from_array(reals_of(c, wide)))
+                        .collect(),
+                )
             }
             T::PackedVector3Array => {
                 let w = if wide { 8 } else { 4 };
                 let n = self.packed_count(ty, 3 * w)?;
-                let mut items = Vec::with_capacity(n);
-                for _ in 0..n {
-                    items.push(Vector3::from_array(self.reals(wide, "PackedVector3Array")?));
-                }
-                Variant::PackedVector3Array(items)
+                let b = self.take(n * 3 * w, "PackedVector3Array")?;
+                Variant::PackedVector3Array(
+                    b.chunks_exact(3 * w)
+                        .map(|c| Vector3::from_array(reals_of(c, wide)))
+                        .collect(),
+                )
             }
             T::PackedVector4Array => {
                 let w = if wide { 8 } else { 4 };
                 let n = self.packed_count(ty, 4 * w)?;
-                let mut items = Vec::with_capacity(n);
-                for _ in 0..n {
-                    items.push(Vector4::from_array(self.reals(wide, "PackedVector4Array")?));
-                }
-                Variant::PackedVector4Array(items)
+                let b = self.take(n * 4 * w, "PackedVector4Array")?;
+                Variant::PackedVector4Array(
+                    b.chunks_exact(4 * w)
+                        .map(|c| Vector4::from_array(reals_of(c, wide)))
+                        .collect(),
+                )
             }
             T::PackedColorArray => {
                 let n = self.packed_count(ty, 16)?;
@@ -853,6 +856,15 @@ impl<'a> Reader<'a> {
 
 /// Class name the engine uses for object-typed containers when objects are not transported.
 pub const AS_ID_CLASS: &str = "EncodedObjectAsID";
+
+/// `N` components from exactly `N` × 4 (or × 8 when `wide`) bytes.
+fn reals_of<const N: usize>(c: &[u8], wide: bool) -> [Real; N] {
+    if wide {
+        std::array::from_fn(|i| f64::from_le_bytes(arr8(&c[8 * i..])))
+    } else {
+        std::array::from_fn(|i| widen(f32::from_le_bytes(arr4(&c[4 * i..]))))
+    }
+}
 
 fn arr4(c: &[u8]) -> [u8; 4] {
     [c[0], c[1], c[2], c[3]]

@@ -32,6 +32,8 @@
 //!   column-major, Transform2D `x, y, origin`, Rect2/AABB position then size).
 //! * Ints may also be given as decimal strings; `NodePath` also as its text form (`"/root/a:b"`).
 //! * `element_type`, `key_type`, `value_type` are present only for typed containers.
+//! * [`from_json_str`] parses with serde_json's default nesting limit (128 JSON levels, about
+//!   60 Variant levels); [`from_json`] on a `Value` built otherwise has no such limit.
 
 use serde_json::{Map, Value, json};
 

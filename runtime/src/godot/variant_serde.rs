@@ -19,7 +19,9 @@
 //! A plain `Vec<u8>` is a sequence and becomes an `Array` of ints; mark it with the `bytes`
 //! module to get a `PackedByteArray`. [`from_variant`] accepts more than [`to_variant`]
 //! writes: `StringName` and `NodePath` (as text) for strings, packed arrays and math types
-//! (as their components) for sequences, an `Array` of ints for bytes, `Int` for floats.
+//! (as their components) for sequences, an `Array` of ints for bytes, `Int` for floats,
+//! `RID` and object ids as `u64`, a `Signal` as its name, a full object as a map of its
+//! properties.
 
 use std::fmt;
 
