@@ -206,3 +206,97 @@ fn run_encode(args: EncodeArgs) -> Result<(), String> {
     println!("{hex}");
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrap {
+        #[command(subcommand)]
+        cmd: Cmd,
+    }
+
+    fn run_args(args: &[&str]) -> ExitCode {
+        let w = Wrap::try_parse_from(std::iter::once("godot").chain(args.iter().copied())).unwrap();
+        run(w.cmd)
+    }
+
+    #[test]
+    fn exit_status_follows_the_engine() {
+        // Godot 3.2.3 bytes of {"a": 1} decode; a string without its padding is refused
+        // (ERR_FILE_EOF); a full object without --allow-objects is refused (ERR_UNAUTHORIZED).
+        let dict = "12000000 01000000 04000000 01000000 61000000 02000000 01000000";
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", dict]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", "040000000500000068656c6c6f"]),
+            ExitCode::FAILURE
+        );
+        let object =
+            "11000000090000005265666572656e63650000000100000006000000736372697074000000000000";
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", object]),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", "--allow-objects", object]),
+            ExitCode::SUCCESS
+        );
+        // Trailing bytes: accepted like the engine, refused with --strict.
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", "020000002a000000ff"]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", "--strict", "020000002a000000ff"]),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            run_args(&["decode", "--framing", "base64", "AgAAACoAAAA="]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(run_args(&["decode", "not hex"]), ExitCode::FAILURE);
+    }
+
+    #[test]
+    fn encode_refuses_what_the_version_lacks() {
+        let v2i = r#"{"type":"Vector2i","value":[1,2]}"#;
+        assert_eq!(
+            run_args(&["encode", "--godot", "4", v2i]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run_args(&["encode", "--godot", "3", v2i]),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            run_args(&[
+                "encode",
+                "--godot",
+                "3",
+                "--framing",
+                "stream",
+                r#"{"type":"int","value":42}"#
+            ]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            run_args(&["encode", r#"{"type":"nope"}"#]),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            run_args(&[
+                "encode",
+                "--godot",
+                "3",
+                "--double-precision",
+                r#"{"type":"Nil"}"#
+            ]),
+            ExitCode::FAILURE
+        );
+    }
+}
