@@ -1,6 +1,6 @@
 //! Code generation for TERA `.def` files: typed Rust structs with decode and encode.
 //!
-//! * [`emit`] turns a resolved layout into items (tokens, or a formatted file);
+//! * [`emit`](mod@emit) turns a resolved layout into items (tokens, or a formatted file);
 //! * [`naming`] makes Rust names from `.def` names;
 //! * [`Config`] is the build.rs API.
 #![warn(missing_docs)]
