@@ -48,7 +48,40 @@ fn write_root<F: Flavor>(nbt: &Nbt, out: &mut Vec<u8>) -> Result<()> {
     write_payload::<F>(out, &nbt.tag, 0)
 }
 
-#[inline]
+/// Writes a compound entry's type id and name; for short names in the u16 flavours as one
+/// fixed-size block (id, length, 22-byte inline buffer) so the hot loop has no memcpy call.
+#[inline(always)]
+fn write_entry_head<F: Flavor>(out: &mut Vec<u8>, id: u8, name: &NbtString) -> Result<()> {
+    if let Some((buf, len)) = name.inline_parts()
+        && (F::EDITION == Edition::Java
+            || (F::EDITION == Edition::Bedrock && buf[..len].is_ascii()))
+    {
+        let lb = if F::EDITION == Edition::Java {
+            (len as u16).to_be_bytes()
+        } else {
+            (len as u16).to_le_bytes()
+        };
+        let mut block = [0u8; 3 + INLINE];
+        block[0] = id;
+        block[1] = lb[0];
+        block[2] = lb[1];
+        block[3..].copy_from_slice(buf);
+        out.reserve(block.len());
+        let at = out.len();
+        let spare = &mut out.spare_capacity_mut()[..block.len()];
+        for (d, b) in spare.iter_mut().zip(block) {
+            *d = MaybeUninit::new(b);
+        }
+        // SAFETY: `block.len()` bytes after `at` were reserved and written; `3 + len` of them
+        // become part of the vector (`len <= INLINE`).
+        unsafe { out.set_len(at + 3 + len) };
+        return Ok(());
+    }
+    out.push(id);
+    write_str::<F>(out, name)
+}
+
+#[inline(always)]
 fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
     // Fast path for short strings in the u16-length flavours: one fixed-size copy of the inline
     // buffer instead of a length-dependent memcpy call (names are mostly short).
@@ -145,8 +178,8 @@ fn enter(depth: usize) -> Result<usize> {
 fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> Result<()> {
     let depth = enter(depth)?;
     for (k, v) in c.entries() {
-        out.push(v.tag_type().id());
-        if let Err(e) = write_str::<F>(out, k).and_then(|_| write_payload::<F>(out, v, depth)) {
+        let head = write_entry_head::<F>(out, v.tag_type().id(), k);
+        if let Err(e) = head.and_then(|_| write_payload::<F>(out, v, depth)) {
             return Err(e.in_key(k.as_mutf8()));
         }
     }
