@@ -863,88 +863,102 @@ fn all_feq(a: &[f64], b: &[f64]) -> bool {
 /// entry by entry, order-independently.
 fn key_eq(a: &Variant, b: &Variant, version: Version) -> bool {
     use Variant as V;
-    let g3 = version == Version::Godot3;
+    // Fast path without the explicit stack's allocation: most keys are not arrays.
+    if !matches!((a, b), (V::Array(_), V::Array(_))) {
+        return key_eq_one(a, b, version, &mut Vec::new());
+    }
     let mut pending = vec![(a, b)];
     while let Some((a, b)) = pending.pop() {
-        let same = match (a, b) {
-            (V::Array(x), V::Array(y)) => {
-                if x.items.len() != y.items.len() {
-                    return false;
-                }
-                pending.extend(x.items.iter().zip(&y.items));
-                true
-            }
-            (V::Dictionary(_), V::Dictionary(_)) if g3 => false,
-            (V::Dictionary(x), V::Dictionary(y)) => {
-                x.entries.len() == y.entries.len()
-                    && x.entries.iter().all(|(k, v)| {
-                        y.entries
-                            .iter()
-                            .any(|(k2, v2)| key_eq(k, k2, version) && key_eq(v, v2, version))
-                    })
-            }
-            (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
-                if !g3 || a.variant_type() == b.variant_type() =>
-            {
-                x == y
-            }
-            (V::Float(x), V::Float(y)) => feq64(*x, *y),
-            (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) if g3 => x == y,
-            (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(p, q)| feq32(*p, *q))
-            }
-            (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => all_feq(x, y),
-            (V::Vector2(x), V::Vector2(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Vector3(x), V::Vector3(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Vector4(x), V::Vector4(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Rect2(x), V::Rect2(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Plane(x), V::Plane(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Quaternion(x), V::Quaternion(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Aabb(x), V::Aabb(y)) => all_feq(&x.to_array(), &y.to_array()),
-            (V::Transform2D(x), V::Transform2D(y)) => all_feq(&x.0, &y.0),
-            (V::Basis(x), V::Basis(y)) => all_feq(&x.0, &y.0),
-            (V::Transform3D(x), V::Transform3D(y)) => all_feq(&x.0, &y.0),
-            (V::Projection(x), V::Projection(y)) => all_feq(&x.0, &y.0),
-            (V::Color(x), V::Color(y)) => x
-                .to_array()
-                .iter()
-                .zip(y.to_array().iter())
-                .all(|(p, q)| feq32(*p, *q)),
-            (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y)
-                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-            }
-            (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y)
-                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-            }
-            (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
-                x.len() == y.len()
-                    && x.iter()
-                        .zip(y)
-                        .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
-            }
-            (V::PackedColorArray(x), V::PackedColorArray(y)) => {
-                x.len() == y.len()
-                    && x.iter().zip(y).all(|(p, q)| {
-                        p.to_array()
-                            .iter()
-                            .zip(q.to_array().iter())
-                            .all(|(s, t)| feq32(*s, *t))
-                    })
-            }
-            (V::Object(Object::Full(_)), _) | (_, V::Object(Object::Full(_))) => false,
-            _ => a == b,
-        };
-        if !same {
+        if !key_eq_one(a, b, version, &mut pending) {
             return false;
         }
     }
     true
+}
+
+/// Compares one pair; an array pair pushes its element pairs onto `pending` instead.
+fn key_eq_one<'v>(
+    a: &'v Variant,
+    b: &'v Variant,
+    version: Version,
+    pending: &mut Vec<(&'v Variant, &'v Variant)>,
+) -> bool {
+    use Variant as V;
+    let g3 = version == Version::Godot3;
+    match (a, b) {
+        (V::Array(x), V::Array(y)) => {
+            if x.items.len() != y.items.len() {
+                return false;
+            }
+            pending.extend(x.items.iter().zip(&y.items));
+            true
+        }
+        (V::Dictionary(_), V::Dictionary(_)) if g3 => false,
+        (V::Dictionary(x), V::Dictionary(y)) => {
+            x.entries.len() == y.entries.len()
+                && x.entries.iter().all(|(k, v)| {
+                    y.entries
+                        .iter()
+                        .any(|(k2, v2)| key_eq(k, k2, version) && key_eq(v, v2, version))
+                })
+        }
+        (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
+            if !g3 || a.variant_type() == b.variant_type() =>
+        {
+            x == y
+        }
+        (V::Float(x), V::Float(y)) => feq64(*x, *y),
+        (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) if g3 => x == y,
+        (V::PackedFloat32Array(x), V::PackedFloat32Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| feq32(*p, *q))
+        }
+        (V::PackedFloat64Array(x), V::PackedFloat64Array(y)) => all_feq(x, y),
+        (V::Vector2(x), V::Vector2(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Vector3(x), V::Vector3(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Vector4(x), V::Vector4(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Rect2(x), V::Rect2(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Plane(x), V::Plane(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Quaternion(x), V::Quaternion(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Aabb(x), V::Aabb(y)) => all_feq(&x.to_array(), &y.to_array()),
+        (V::Transform2D(x), V::Transform2D(y)) => all_feq(&x.0, &y.0),
+        (V::Basis(x), V::Basis(y)) => all_feq(&x.0, &y.0),
+        (V::Transform3D(x), V::Transform3D(y)) => all_feq(&x.0, &y.0),
+        (V::Projection(x), V::Projection(y)) => all_feq(&x.0, &y.0),
+        (V::Color(x), V::Color(y)) => x
+            .to_array()
+            .iter()
+            .zip(y.to_array().iter())
+            .all(|(p, q)| feq32(*p, *q)),
+        (V::PackedVector2Array(x), V::PackedVector2Array(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+        }
+        (V::PackedVector3Array(x), V::PackedVector3Array(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+        }
+        (V::PackedVector4Array(x), V::PackedVector4Array(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| all_feq(&p.to_array(), &q.to_array()))
+        }
+        (V::PackedColorArray(x), V::PackedColorArray(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(p, q)| {
+                    p.to_array()
+                        .iter()
+                        .zip(q.to_array().iter())
+                        .all(|(s, t)| feq32(*s, *t))
+                })
+        }
+        (V::Object(Object::Full(_)), _) | (_, V::Object(Object::Full(_))) => false,
+        _ => a == b,
+    }
 }
 
 /// A hash consistent with [`Variant::godot_key_eq`] (equal keys hash alike), used to collapse
@@ -962,8 +976,9 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
         }
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    let mut pending = vec![v];
-    while let Some(v) = pending.pop() {
+    let mut pending = Vec::new();
+    let mut next = Some(v);
+    while let Some(v) = next.take().or_else(|| pending.pop()) {
         let tag = match v {
             Variant::StringName(_) if version == Version::Godot4 => VariantType::String,
             _ => v.variant_type(),
