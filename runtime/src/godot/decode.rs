@@ -202,7 +202,7 @@ enum Open {
         items: Vec<Variant>,
         count: usize,
     },
-    Dict(Box<DictFill>),
+    Dict(DictFill),
     Object {
         object: Box<FullObject>,
         count: u32,
@@ -550,7 +550,7 @@ impl<'a> Reader<'a> {
                 };
                 let count = (self.u32("Dictionary count")? & 0x7FFF_FFFF) as usize;
                 let entries = Vec::with_capacity(count.min(self.remaining() / 8).min(16));
-                Ok(Start::Open(Open::Dict(Box::new(DictFill {
+                Ok(Start::Open(Open::Dict(DictFill {
                     dict: Box::new(Dictionary {
                         key_type,
                         value_type,
@@ -560,7 +560,7 @@ impl<'a> Reader<'a> {
                     count,
                     read: 0,
                     key: None,
-                }))))
+                })))
             }
             VariantType::Object => self.object(flags & 1 != 0, start),
             _ => Ok(Start::Value(self.leaf(ty, flags)?)),
