@@ -200,6 +200,21 @@ pub(crate) fn read_str_bytes<'a, F: Flavor>(
     }
 }
 
+/// Marks a failure whose details wait in [`Reader::err`]: the reader's functions return
+/// `Result<T, Fail>`, which stays as small as `T`, instead of carrying the large [`NbtError`]
+/// through every frame of the hot path.
+struct Fail;
+
+/// Unwraps a `Result<T, NbtError>`, parking the error in the reader on failure.
+macro_rules! tri {
+    ($self:ident, $e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Err($self.fail(e)),
+        }
+    };
+}
+
 struct Reader<'c, 'a, F> {
     c: &'c mut Cur<'a>,
     max_depth: usize,
@@ -207,6 +222,8 @@ struct Reader<'c, 'a, F> {
     /// Entries of the compounds being read, innermost last: each compound collects here and
     /// then moves its entries into one exactly sized allocation.
     scratch: Vec<(NbtString, Tag)>,
+    /// The error behind a [`Fail`], its path growing as the failure unwinds.
+    err: Option<NbtError>,
     _f: std::marker::PhantomData<F>,
 }
 
@@ -217,8 +234,30 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             scratch: Vec::new(),
+            err: None,
             _f: std::marker::PhantomData,
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: NbtError) -> Fail {
+        self.err = Some(e);
+        Fail
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_key(&mut self, key: &[u8]) -> Fail {
+        self.err = self.err.take().map(|e| e.in_key(key));
+        Fail
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_index(&mut self, i: usize) -> Fail {
+        self.err = self.err.take().map(|e| e.in_index(i));
+        Fail
     }
 
     fn root(&mut self, form: RootForm) -> Result<Nbt> {
@@ -228,75 +267,98 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         if ty == TagType::End {
             return Err(NbtError::EndRoot { offset: at });
         }
-        let name = match form {
-            RootForm::Named => Some(self.string()?),
-            RootForm::Nameless => None,
-        };
-        let tag = self.payload(ty, 0)?;
-        Ok(Nbt { name, tag })
+        let r = (|| {
+            let name = match form {
+                RootForm::Named => Some(self.string()?),
+                RootForm::Nameless => None,
+            };
+            let tag = self.payload(ty, 0)?;
+            Ok(Nbt { name, tag })
+        })();
+        r.map_err(|Fail| {
+            self.err.take().unwrap_or(NbtError::Unwritable {
+                reason: "internal: failure without an error",
+                path: Default::default(),
+            })
+        })
     }
 
     #[inline]
-    fn string(&mut self) -> Result<NbtString> {
-        let b = read_str_bytes::<F>(self.c, self.lenient)?;
+    fn string(&mut self) -> Result<NbtString, Fail> {
+        let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient));
         Ok(NbtString::from_mutf8(b))
     }
 
     /// Reads a payload; `depth` is the number of containers already entered.
-    fn payload(&mut self, ty: TagType, depth: usize) -> Result<Tag> {
+    fn payload(&mut self, ty: TagType, depth: usize) -> Result<Tag, Fail> {
         let c = &mut *self.c;
         Ok(match ty {
-            TagType::Byte => Tag::Byte(c.u8()? as i8),
-            TagType::Short => Tag::Short(F::i16(c)?),
-            TagType::Int => Tag::Int(F::i32(c)?),
-            TagType::Long => Tag::Long(F::i64(c)?),
-            TagType::Float => Tag::Float(F::f32(c)?),
-            TagType::Double => Tag::Double(F::f64(c)?),
+            TagType::Byte => Tag::Byte(tri!(self, c.u8()) as i8),
+            TagType::Short => Tag::Short(tri!(self, F::i16(c))),
+            TagType::Int => Tag::Int(tri!(self, F::i32(c))),
+            TagType::Long => Tag::Long(tri!(self, F::i64(c))),
+            TagType::Float => Tag::Float(tri!(self, F::f32(c))),
+            TagType::Double => Tag::Double(tri!(self, F::f64(c))),
             TagType::ByteArray => Tag::ByteArray(self.byte_array()?),
             TagType::String => Tag::String(self.string()?),
             TagType::List => Tag::List(super::guard(depth, || self.list(depth))?),
             TagType::Compound => Tag::Compound(super::guard(depth, || self.compound(depth))?),
             TagType::IntArray => {
-                let n = checked_len::<F>(c, F::MIN_INT)?;
-                Tag::IntArray(F::i32s(c, n)?)
+                let n = tri!(self, checked_len::<F>(c, F::MIN_INT));
+                Tag::IntArray(tri!(self, F::i32s(self.c, n)))
             }
             TagType::LongArray => {
-                let n = checked_len::<F>(c, F::MIN_LONG)?;
-                Tag::LongArray(F::i64s(c, n)?)
+                let n = tri!(self, checked_len::<F>(c, F::MIN_LONG));
+                Tag::LongArray(tri!(self, F::i64s(self.c, n)))
             }
-            TagType::End => return Err(NbtError::bad_type(0, c.pos)),
+            TagType::End => {
+                let at = c.pos;
+                return Err(self.fail(NbtError::bad_type(0, at)));
+            }
         })
     }
 
     #[inline]
-    fn byte_array(&mut self) -> Result<Vec<i8>> {
-        let n = checked_len::<F>(self.c, 1)?;
-        Ok(self.c.take(n)?.iter().map(|&b| b as i8).collect())
+    fn byte_array(&mut self) -> Result<Vec<i8>, Fail> {
+        let n = tri!(self, checked_len::<F>(self.c, 1));
+        Ok(tri!(self, self.c.take(n))
+            .iter()
+            .map(|&b| b as i8)
+            .collect())
     }
 
     #[inline]
-    fn enter(&self, depth: usize) -> Result<usize> {
+    fn enter(&mut self, depth: usize) -> Result<usize, Fail> {
         let d = depth + 1;
         if d > self.max_depth {
-            return Err(NbtError::too_deep(self.max_depth, self.c.pos));
+            let e = NbtError::too_deep(self.max_depth, self.c.pos);
+            return Err(self.fail(e));
         }
         Ok(d)
     }
 
-    fn compound(&mut self, depth: usize) -> Result<Compound> {
+    #[inline]
+    fn type_id(&mut self) -> Result<(u8, TagType), Fail> {
+        let at = self.c.pos;
+        let id = tri!(self, self.c.u8());
+        match TagType::from_id(id) {
+            Some(t) => Ok((id, t)),
+            None => Err(self.fail(NbtError::bad_type(id, at))),
+        }
+    }
+
+    fn compound(&mut self, depth: usize) -> Result<Compound, Fail> {
         let depth = self.enter(depth)?;
         let start = self.scratch.len();
         loop {
-            let at = self.c.pos;
-            let id = self.c.u8()?;
+            let (id, ty) = self.type_id()?;
             if id == 0 {
                 break;
             }
-            let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
             let name = self.string()?;
             match self.payload(ty, depth) {
                 Ok(v) => self.scratch.push((name, v)),
-                Err(e) => return Err(e.in_key(name.as_mutf8())),
+                Err(Fail) => return Err(self.at_key(name.as_mutf8())),
             }
         }
         Ok(Compound::from_entries(
@@ -304,30 +366,29 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         ))
     }
 
-    fn list(&mut self, depth: usize) -> Result<List> {
+    fn list(&mut self, depth: usize) -> Result<List, Fail> {
         let depth = self.enter(depth)?;
         let at = self.c.pos;
-        let id = self.c.u8()?;
-        let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
-        let n = checked_len::<F>(self.c, min_size::<F>(ty))?;
+        let (_, ty) = self.type_id()?;
+        let n = tri!(self, checked_len::<F>(self.c, min_size::<F>(ty)));
         let c = &mut *self.c;
         Ok(match ty {
             TagType::End => {
                 if n > 0 {
-                    return Err(NbtError::EndListNotEmpty {
+                    return Err(self.fail(NbtError::EndListNotEmpty {
                         len: n as i64,
                         offset: at,
                         path: Default::default(),
-                    });
+                    }));
                 }
                 List::End
             }
-            TagType::Byte => List::Byte(c.take(n)?.iter().map(|&b| b as i8).collect()),
-            TagType::Short => List::Short(F::i16s(c, n)?),
-            TagType::Int => List::Int(F::i32s(c, n)?),
-            TagType::Long => List::Long(F::i64s(c, n)?),
-            TagType::Float => List::Float(F::f32s(c, n)?),
-            TagType::Double => List::Double(F::f64s(c, n)?),
+            TagType::Byte => List::Byte(tri!(self, c.take(n)).iter().map(|&b| b as i8).collect()),
+            TagType::Short => List::Short(tri!(self, F::i16s(c, n))),
+            TagType::Int => List::Int(tri!(self, F::i32s(c, n))),
+            TagType::Long => List::Long(tri!(self, F::i64s(c, n))),
+            TagType::Float => List::Float(tri!(self, F::f32s(c, n))),
+            TagType::Double => List::Double(tri!(self, F::f64s(c, n))),
             TagType::ByteArray => List::ByteArray(self.each(n, |r| r.byte_array())?),
             TagType::String => List::String(self.each(n, |r| r.string())?),
             TagType::List => List::List(super::guard(depth, || self.each(n, |r| r.list(depth)))?),
@@ -335,23 +396,27 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 List::Compound(super::guard(depth, || self.each(n, |r| r.compound(depth)))?)
             }
             TagType::IntArray => List::IntArray(self.each(n, |r| {
-                let k = checked_len::<F>(r.c, F::MIN_INT)?;
-                F::i32s(r.c, k)
+                let k = tri!(r, checked_len::<F>(r.c, F::MIN_INT));
+                Ok(tri!(r, F::i32s(r.c, k)))
             })?),
             TagType::LongArray => List::LongArray(self.each(n, |r| {
-                let k = checked_len::<F>(r.c, F::MIN_LONG)?;
-                F::i64s(r.c, k)
+                let k = tri!(r, checked_len::<F>(r.c, F::MIN_LONG));
+                Ok(tri!(r, F::i64s(r.c, k)))
             })?),
         })
     }
 
     #[inline]
-    fn each<T>(&mut self, n: usize, mut f: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
+    fn each<T>(
+        &mut self,
+        n: usize,
+        mut f: impl FnMut(&mut Self) -> Result<T, Fail>,
+    ) -> Result<Vec<T>, Fail> {
         let mut v = Vec::with_capacity(n);
         for i in 0..n {
             match f(self) {
                 Ok(x) => v.push(x),
-                Err(e) => return Err(e.in_index(i)),
+                Err(Fail) => return Err(self.at_index(i)),
             }
         }
         Ok(v)
