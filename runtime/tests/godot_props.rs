@@ -277,8 +277,16 @@ fn no_panic(bytes: &[u8]) {
     }
 }
 
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    // 400 cases each unless PROPTEST_CASES says otherwise (e.g. a longer fuzzing run).
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn godot3_values_round_trip(v in variant(Version::Godot3, false)) {
