@@ -27,7 +27,8 @@ use serde_json::Value;
 
 fn find_engine() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GODOT3_BIN") {
-        return Some(PathBuf::from(p));
+        let p = PathBuf::from(p);
+        return p.is_file().then_some(p);
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
