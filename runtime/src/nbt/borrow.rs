@@ -686,11 +686,7 @@ struct Builder<'a, F> {
 
 #[inline(always)]
 fn ascii(b: &[u8]) -> bool {
-    if b.len() <= 16 {
-        b.iter().fold(0u8, |a, &x| a | x) < 0x80
-    } else {
-        b.is_ascii()
-    }
+    mutf8::is_ascii(b)
 }
 
 impl<'a, F: Flavor> Builder<'a, F> {

@@ -179,7 +179,7 @@ pub(crate) fn checked_len<F: Flavor>(c: &mut Cur, elem_size: usize) -> Result<us
 
 /// Reads a string's raw bytes and checks them for the flavour (MUTF-8 or UTF-8), returning
 /// them converted to MUTF-8.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_str_bytes<'a, F: Flavor>(
     c: &mut Cur<'a>,
     lenient: bool,
@@ -283,13 +283,14 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Result<NbtString, Fail> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient));
         Ok(NbtString::from_mutf8(b))
     }
 
     /// Reads a payload; `depth` is the number of containers already entered.
+    #[inline(always)]
     fn payload(&mut self, ty: TagType, depth: usize) -> Result<Tag, Fail> {
         let c = &mut *self.c;
         Ok(match ty {
