@@ -48,7 +48,10 @@ pub struct BorrowedNbt<'a> {
     data: &'a [u8],
     edition: Edition,
     tape: Vec<Entry>,
-    roots: Vec<Root>,
+    /// The first root, kept inline (a single-root read then allocates only the tape).
+    first: Root,
+    /// Further roots ([`BorrowedNbt::read_all`]).
+    more: Vec<Root>,
     consumed: usize,
 }
 
@@ -97,12 +100,12 @@ impl<'a> BorrowedNbt<'a> {
 
     /// Number of roots.
     pub fn len(&self) -> usize {
-        self.roots.len()
+        1 + self.more.len()
     }
 
-    /// Whether there are no roots (never true for a successful read).
+    /// Whether there are no roots (always false: a successful read has at least one).
     pub fn is_empty(&self) -> bool {
-        self.roots.is_empty()
+        false
     }
 
     /// The first root.
@@ -111,7 +114,7 @@ impl<'a> BorrowedNbt<'a> {
     }
 
     fn root_at(&self, i: usize) -> RootRef<'_, 'a> {
-        let r = self.roots[i];
+        let r = if i == 0 { self.first } else { self.more[i - 1] };
         let value = self.child_at(r.kind, r.pos as usize, r.tape).0;
         RootRef {
             name: r.name.map(|(p, l)| self.str_ref(p as usize, l as usize)),
@@ -121,7 +124,7 @@ impl<'a> BorrowedNbt<'a> {
 
     /// All roots in order.
     pub fn roots(&self) -> impl Iterator<Item = RootRef<'_, 'a>> + '_ {
-        (0..self.roots.len()).map(move |i| self.root_at(i))
+        (0..self.len()).map(move |i| self.root_at(i))
     }
 
     /// Copies everything into owned roots.
@@ -694,26 +697,27 @@ impl<'a, F: Flavor> Builder<'a, F> {
         let mut b = Builder::<F> {
             d: data,
             p: 0,
-            tape: Vec::with_capacity(data.len() / 128 + 4),
+            tape: Vec::with_capacity(data.len() / 48 + 4),
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             _f: std::marker::PhantomData,
         };
-        let mut roots = Vec::new();
-        loop {
+        let Some(first) = b.root(opts.root) else {
+            return Err(Self::explain(data, opts, all));
+        };
+        let mut more = Vec::new();
+        while all && b.p < data.len() {
             match b.root(opts.root) {
-                Some(r) => roots.push(r),
+                Some(r) => more.push(r),
                 None => return Err(Self::explain(data, opts, all)),
-            }
-            if !all || b.p == data.len() {
-                break;
             }
         }
         Ok(BorrowedNbt {
             data,
             edition: F::EDITION,
             tape: b.tape,
-            roots,
+            first,
+            more,
             consumed: b.p,
         })
     }

@@ -407,13 +407,16 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         })
     }
 
+    /// Reads `n` elements. The vector starts at most 8 long and grows with what is actually
+    /// read: `n` is only checked against the remaining bytes, and pre-allocating it at every
+    /// nesting level of hostile input would multiply up.
     #[inline]
     fn each<T>(
         &mut self,
         n: usize,
         mut f: impl FnMut(&mut Self) -> Result<T, Fail>,
     ) -> Result<Vec<T>, Fail> {
-        let mut v = Vec::with_capacity(n);
+        let mut v = Vec::with_capacity(n.min(8));
         for i in 0..n {
             match f(self) {
                 Ok(x) => v.push(x),

@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
-    Compression, Edition, FileOptions, Nbt, NbtError, NbtFile, RootForm, region, snbt,
+    BedrockHeader, Compression, Edition, FileOptions, Nbt, NbtError, NbtFile, RootForm, region,
+    snbt,
 };
 
 /// Binary flavour on the command line.
@@ -92,6 +93,9 @@ pub enum Cmd {
         /// Compression of the output.
         #[arg(long, value_enum, default_value = "none")]
         compression: CompressionArg,
+        /// Write a Bedrock `level.dat` header with this storage version (with `--edition bedrock`).
+        #[arg(long)]
+        level_dat_version: Option<i32>,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -116,9 +120,16 @@ pub fn run(cmd: Cmd) -> ExitCode {
             snbt,
             flavour,
             compression,
+            level_dat_version,
             output,
             file,
-        } => encode_cmd(&file, snbt, &flavour, compression, output.as_deref()),
+        } => {
+            let out = Output {
+                compression,
+                header: level_dat_version.map(|version| BedrockHeader { version }),
+            };
+            encode_cmd(&file, snbt, &flavour, &out, output.as_deref())
+        }
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -216,11 +227,17 @@ fn dump_cmd(
     emit(&dump::file_to_json(&f, meta))
 }
 
+/// How `encode` stores its result.
+struct Output {
+    compression: CompressionArg,
+    header: Option<BedrockHeader>,
+}
+
 fn encode_cmd(
     path: &Path,
     force_snbt: bool,
     flavour: &Flavour,
-    compression: CompressionArg,
+    out: &Output,
     output: Option<&Path>,
 ) -> Result<(), String> {
     let raw = read_input(path)?;
@@ -254,11 +271,11 @@ fn encode_cmd(
             .map_err(err)?,
         Some(j) => {
             let roots = dump::roots_from_json(&j).map_err(err)?;
-            write_roots(roots, flavour, edition, compression).map_err(err)?
+            write_roots(roots, flavour, edition, out).map_err(err)?
         }
         None => {
             let root = snbt::parse_root(text).map_err(err)?;
-            write_roots(vec![root], flavour, edition, compression).map_err(err)?
+            write_roots(vec![root], flavour, edition, out).map_err(err)?
         }
     };
     match output {
@@ -274,7 +291,7 @@ fn write_roots(
     roots: Vec<Nbt>,
     flavour: &Flavour,
     edition: Edition,
-    compression: CompressionArg,
+    out: &Output,
 ) -> Result<Vec<u8>, NbtError> {
     // The root form follows --network: names are dropped or (as "") supplied.
     let roots = roots
@@ -290,12 +307,12 @@ fn write_roots(
         .collect();
     let file = NbtFile {
         roots,
-        compression: match compression {
+        compression: match out.compression {
             CompressionArg::None => Compression::None,
             CompressionArg::Gzip => Compression::Gzip,
             CompressionArg::Zlib => Compression::Zlib,
         },
-        header: None,
+        header: out.header,
         edition,
         decompressed_size: 0,
         consumed: 0,
