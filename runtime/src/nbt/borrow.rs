@@ -687,9 +687,55 @@ struct Builder<'a, F> {
     _f: std::marker::PhantomData<F>,
 }
 
+/// `p + n` if that is within `d` (`p <= d.len()` holds throughout).
 #[inline(always)]
-fn ascii(b: &[u8]) -> bool {
-    mutf8::is_ascii(b)
+fn skip_at(d: &[u8], p: usize, n: usize) -> Option<usize> {
+    if d.len() - p < n { None } else { Some(p + n) }
+}
+
+/// An unsigned LEB128 of at most `max` bytes at `p`, and the offset after it.
+#[inline(always)]
+fn uvarint_at(d: &[u8], mut p: usize, max: u32) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for i in 0..max {
+        let b = *d.get(p)?;
+        p += 1;
+        v |= ((b & 0x7F) as u64) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some((v, p));
+        }
+    }
+    None
+}
+
+/// Whether `d[start..start + len]` is ASCII. Short strings (names, mostly) are checked with
+/// one or two unaligned 8-byte loads and a mask when the input extends far enough, which beats
+/// a vector loop's setup for a handful of bytes.
+#[inline(always)]
+fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
+    #[inline(always)]
+    fn word(d: &[u8], at: usize) -> u64 {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(&d[at..at + 8]);
+        u64::from_le_bytes(a)
+    }
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if len <= 16 && start + 16 <= d.len() {
+        let lo_mask = if len >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (len * 8)) - 1
+        };
+        let hi_mask = if len <= 8 {
+            0
+        } else if len == 16 {
+            u64::MAX
+        } else {
+            (1u64 << ((len - 8) * 8)) - 1
+        };
+        return (word(d, start) & lo_mask | word(d, start + 8) & hi_mask) & HIGH == 0;
+    }
+    mutf8::is_ascii(&d[start..start + len])
 }
 
 impl<'a, F: Flavor> Builder<'a, F> {
@@ -841,7 +887,7 @@ impl<'a, F: Flavor> Builder<'a, F> {
         let start = self.p;
         let bytes = self.d.get(start..start + len)?;
         self.p += len;
-        if !ascii(bytes) && !self.check_str(bytes) {
+        if !ascii_at(self.d, start, len) && !self.check_str(bytes) {
             return None;
         }
         Some((start as u32, len as u32))
@@ -926,16 +972,63 @@ impl<'a, F: Flavor> Builder<'a, F> {
             return None;
         }
         let idx = self.open();
+        // The hot loop keeps the cursor in a local: going through `self.p` put a store and a
+        // dependent reload on every step. Containers and arrays go through `value`.
+        let d = self.d;
+        let mut p = self.p;
+        let varint = F::EDITION == Edition::BedrockNetwork;
         loop {
-            let id = self.u8()?;
+            let id = *d.get(p)?;
+            p += 1;
             if id == 0 {
                 break;
             }
-            self.string()?;
-            self.value(id, depth)?;
+            p = self.str_at(p)?;
+            p = match id {
+                1 => skip_at(d, p, 1)?,
+                2 => skip_at(d, p, 2)?,
+                3 if varint => uvarint_at(d, p, 5)?.1,
+                3 => skip_at(d, p, 4)?,
+                4 if varint => uvarint_at(d, p, 10)?.1,
+                4 => skip_at(d, p, 8)?,
+                5 => skip_at(d, p, 4)?,
+                6 => skip_at(d, p, 8)?,
+                8 => self.str_at(p)?,
+                _ => {
+                    self.p = p;
+                    self.value(id, depth)?;
+                    self.p
+                }
+            };
         }
+        self.p = p;
         self.close(idx);
         Some(())
+    }
+
+    /// Validates the string at `p`, returning the offset after it.
+    #[inline(always)]
+    fn str_at(&self, p: usize) -> Option<usize> {
+        let d = self.d;
+        let (len, q) = match F::EDITION {
+            Edition::Java => {
+                let b = d.get(p..p + 2)?;
+                (u16::from_be_bytes([b[0], b[1]]) as usize, p + 2)
+            }
+            Edition::Bedrock => {
+                let b = d.get(p..p + 2)?;
+                (u16::from_le_bytes([b[0], b[1]]) as usize, p + 2)
+            }
+            Edition::BedrockNetwork => {
+                let (v, q) = uvarint_at(d, p, 5)?;
+                ((v & 0xFFFF_FFFF) as usize, q)
+            }
+        };
+        let end = skip_at(d, q, len)?;
+        if !ascii_at(d, q, len) && !self.check_str(&d[q..end]) {
+            return None;
+        }
+        Some(end)
     }
 
     fn list(&mut self, depth: usize) -> Option<()> {
