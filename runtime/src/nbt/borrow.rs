@@ -708,9 +708,9 @@ fn uvarint_at(d: &[u8], mut p: usize, max: u32) -> Option<(u64, usize)> {
     None
 }
 
-/// Whether `d[start..start + len]` is ASCII. Short strings (names, mostly) are checked with
-/// one or two unaligned 8-byte loads and a mask when the input extends far enough, which beats
-/// a vector loop's setup for a handful of bytes.
+/// Whether `d[start..start + len]` is ASCII. Strings up to 64 bytes (names, ids) are checked in
+/// unaligned 8-byte words, the last one masked, when the input extends far enough past them;
+/// that beats a vector loop's setup and scalar tail for a handful of bytes.
 #[inline(always)]
 fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
     #[inline(always)]
@@ -720,20 +720,17 @@ fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
         u64::from_le_bytes(a)
     }
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    if len <= 16 && start + 16 <= d.len() {
-        let lo_mask = if len >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (len * 8)) - 1
-        };
-        let hi_mask = if len <= 8 {
-            0
-        } else if len == 16 {
-            u64::MAX
-        } else {
-            (1u64 << ((len - 8) * 8)) - 1
-        };
-        return (word(d, start) & lo_mask | word(d, start + 8) & hi_mask) & HIGH == 0;
+    if len <= 64 && start + len + 8 <= d.len() {
+        let mut acc = 0u64;
+        let mut i = 0;
+        while i + 8 <= len {
+            acc |= word(d, start + i);
+            i += 8;
+        }
+        if i < len {
+            acc |= word(d, start + i) & ((1u64 << ((len - i) * 8)) - 1);
+        }
+        return acc & HIGH == 0;
     }
     mutf8::is_ascii(&d[start..start + len])
 }
