@@ -298,7 +298,8 @@ impl Config {
         }
         let mut reports = Vec::new();
         let mut generated = Vec::new();
-        for path in &files {
+        // Generation is independent per file: spread it over the cores, then report in order.
+        let results = parallel_map(&files, |path| {
             let base = path
                 .file_name()
                 .and_then(|n| n.to_str())
@@ -306,8 +307,15 @@ impl Config {
                 .to_string();
             let name = DefName::parse(&base).ok_or_else(|| Error::FileName(path.clone()))?;
             let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.clone(), e))?;
+            Ok((
+                name,
+                self.generate_checked(&path.display().to_string(), &text),
+            ))
+        });
+        for (path, result) in files.iter().zip(results) {
+            let (name, generated_code) = result?;
             let shown = path.display().to_string();
-            let (code, warnings) = match self.generate_checked(&shown, &text) {
+            let (code, warnings) = match generated_code {
                 Ok(c) => c,
                 Err(Error::Defs(r)) => {
                     reports.extend(r);
@@ -335,6 +343,27 @@ impl Config {
         write_if_changed(&out.join(&self.include_file), &include_tree(&generated))?;
         Ok(generated)
     }
+}
+
+/// `f` over `items` on all cores, results in order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| scope.spawn(|| c.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("generation does not panic"))
+            .collect()
+    })
 }
 
 /// `s_login::v14`, or `s_login::v14_ps4` for a platform file.

@@ -11,7 +11,7 @@
 //!
 //! Each leaf value has a *slot* number within its level; both views refer to values by slot.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast::{DefFile, DefName, ElemType, FieldType, Node, NodeKind, PatchRange, Scalar};
 use crate::diag::{Code, Diagnostic, LineIndex, Severity, Span};
@@ -405,12 +405,6 @@ impl Resolver<'_> {
             Var { slot: usize, interleaved: bool },
         }
         let mut pieces: Vec<Piece> = Vec::new();
-        let meta_of = |m: &MemberKind| match m {
-            MemberKind::String => Some(MetaKind::String),
-            MemberKind::Bytes => Some(MetaKind::Bytes),
-            MemberKind::Array(_) | MemberKind::ArrayOf(_) => Some(MetaKind::Array),
-            _ => None,
-        };
         if !self.explicit {
             // Implicit: all metadata of the level first, in declaration order.
             fn walk<'n>(nodes: &'n [Node], out: &mut Vec<&'n Node>) {
@@ -428,7 +422,6 @@ impl Resolver<'_> {
             walk(nodes, &mut fields);
             for n in &fields {
                 if let Some(&slot) = node_slot.get(&(*n as *const Node)) {
-                    let SlotInfo { .. } = &slots[slot];
                     if let NodeKind::Field { ty, .. } = n.kind {
                         if ty.is_variable() {
                             let kind = match ty {
@@ -443,8 +436,8 @@ impl Resolver<'_> {
             }
         }
         // Fields (and, in explicit mode, refs) in declaration order, objects inline.
-        let mut placed: HashMap<usize, Span> = HashMap::new();
-        let mut written: HashMap<usize, ()> = HashMap::new();
+        let mut placed: HashSet<usize> = HashSet::new();
+        let mut written: HashSet<usize> = HashSet::new();
         let mut stack: Vec<std::slice::Iter<Node>> = vec![nodes.iter()];
         let mut scope: Vec<String> = Vec::new();
         while let Some(top) = stack.last_mut() {
@@ -474,12 +467,11 @@ impl Resolver<'_> {
                             Some("the name (or dotted path through objects) of a variable-length field declared at the same depth".into()),
                         ),
                         Some((slot, kind)) => {
-                            if written.contains_key(&slot) {
+                            if written.contains(&slot) {
                                 self.diag(Severity::Error, Code::RefAfterField, n.span, format!("`ref {}` comes after the field it names", n.name.text), Some("the ref line before the field".into()));
-                            } else if placed.contains_key(&slot) {
+                            } else if !placed.insert(slot) {
                                 self.diag(Severity::Error, Code::DuplicateRef, n.span, format!("second `ref` line for `{}`", n.name.text), None);
                             } else {
-                                placed.insert(slot, n.span);
                                 pieces.push(Piece::Fixed(Fixed::Meta { slot, kind }));
                             }
                         }
@@ -501,7 +493,7 @@ impl Resolver<'_> {
                             pieces.push(Piece::Fixed(Fixed::Value { slot, ty: s }))
                         }
                         _ => {
-                            if self.explicit && !placed.contains_key(&slot) {
+                            if self.explicit && !placed.contains(&slot) {
                                 self.diag(
                                     Severity::Error,
                                     Code::MissingRef,
@@ -510,14 +502,13 @@ impl Resolver<'_> {
                                     Some(format!("a line `ref {}` before it, at the same depth", n.name.text)),
                                 );
                             }
-                            written.insert(slot, ());
+                            written.insert(slot);
                             pieces.push(Piece::Var { slot, interleaved });
                         }
                     }
                 }
             }
         }
-        let _ = meta_of;
 
         // Group into steps with static offsets.
         let mut steps: Vec<Step> = Vec::new();

@@ -2,7 +2,7 @@
 //!
 //! * The crate root and [`tera`] hold what code generated from TERA `.def` files links against:
 //!   the little-endian wire reader and writer, the value types (`Vec3`, `Angle`, `SkillId`, …),
-//!   the [`Packet`](tera::Packet) trait and the decode/encode errors.
+//!   the [`Packet`] trait and the decode/encode errors.
 //! * [`godot`] (feature `godot`) is Godot's binary Variant format.
 //! * [`nbt`] (feature `nbt`) is Minecraft's NBT in its Java and Bedrock flavours.
 #![warn(missing_docs)]
@@ -25,6 +25,7 @@ pub mod __private {
         Chain, Fixed, Level, Meta, Reader, Slot, Writer, array_len, get, put, string_len,
         strings_len,
     };
+    pub use ::alloc::boxed::Box;
     pub use ::alloc::string::String;
     pub use ::alloc::vec::Vec;
     pub use ::core;

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod packet;
+pub mod utf16;
 pub mod values;
 pub mod wire;
 
@@ -18,6 +19,6 @@ pub mod json;
 pub mod dynamic;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
-pub use packet::{Packet, opcode};
+pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 pub use wire::{Level, Options};

@@ -99,3 +99,50 @@ fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError
 pub fn opcode(bytes: &[u8]) -> Option<u16> {
     Some(u16::from_le_bytes([*bytes.get(2)?, *bytes.get(3)?]))
 }
+
+/// A packet of any definition, behind a pointer: for tools and tables that handle many message
+/// types (benchmarks, dispatch tables built at run time).
+pub trait DynPacket: core::fmt::Debug {
+    /// The message name.
+    fn name(&self) -> &'static str;
+    /// The definition version.
+    fn version(&self) -> u32;
+    /// Appends the packet to `out`.
+    fn encode_into(&self, opcode: u16, opts: Options, out: &mut Vec<u8>)
+    -> Result<(), EncodeError>;
+    /// Bytes the packet takes, header included.
+    fn encoded_len(&self, opts: Options) -> usize;
+}
+
+impl<P: Packet + core::fmt::Debug> DynPacket for P {
+    fn name(&self) -> &'static str {
+        P::NAME
+    }
+    fn version(&self) -> u32 {
+        P::VERSION
+    }
+    fn encode_into(
+        &self,
+        opcode: u16,
+        opts: Options,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        Packet::encode_into(self, opcode, opts, out)
+    }
+    fn encoded_len(&self, opts: Options) -> usize {
+        Packet::encoded_len(self, opts)
+    }
+}
+
+/// Decodes a `P` and boxes it (a function pointer per definition for tables).
+pub fn decode_boxed<P: Packet + core::fmt::Debug + 'static>(
+    bytes: &[u8],
+    opts: Options,
+) -> Result<alloc::boxed::Box<dyn DynPacket>, DecodeError> {
+    Ok(alloc::boxed::Box::new(P::decode(bytes, opts)?))
+}
+
+/// Decodes a `P` and drops it: whether the bytes are a valid `P`.
+pub fn validate<P: Packet>(bytes: &[u8], opts: Options) -> Result<(), DecodeError> {
+    P::decode(bytes, opts).map(drop)
+}

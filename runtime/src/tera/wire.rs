@@ -386,29 +386,8 @@ impl<'a> Reader<'a> {
             .chunks_exact(2)
             .position(|c| c == [0, 0])
             .ok_or_else(|| self.err(K::UnterminatedString, offset))?;
-        let units = &b[..2 * n];
-        let mut s = String::with_capacity(n);
-        if units.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
-            s.extend(units.chunks_exact(2).map(|c| c[0] as char));
-        } else {
-            for c in char::decode_utf16(
-                units
-                    .chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]])),
-            ) {
-                match c {
-                    Ok(c) => s.push(c),
-                    Err(e) => {
-                        return Err(self.err(
-                            K::InvalidUtf16 {
-                                unit: e.unpaired_surrogate(),
-                            },
-                            offset,
-                        ));
-                    }
-                }
-            }
-        }
+        let s = super::utf16::read(&b[..2 * n])
+            .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))?;
         self.advance_to(offset + 2 * n + 2);
         Ok(s)
     }
@@ -498,7 +477,7 @@ impl<'a> Reader<'a> {
         if meta.count > 0 {
             v.reserve_exact(meta.count as usize);
         }
-        self.chain(meta, 4 + E::FIXED_SIZE.max(0), |r, _| {
+        self.chain(meta, 4 + E::FIXED_SIZE, |r, _| {
             v.push(E::decode_level(r)?);
             Ok(())
         })
@@ -670,17 +649,10 @@ impl Writer {
     }
 
     fn units(&mut self, s: &str) {
-        if s.is_ascii() {
-            self.buf.reserve(2 * s.len() + 2);
-            for b in s.bytes() {
-                self.buf.extend_from_slice(&[b, 0]);
-            }
-        } else {
-            for u in s.encode_utf16() {
-                self.buf.extend_from_slice(&u.to_le_bytes());
-            }
-        }
-        self.buf.extend_from_slice(&[0, 0]);
+        let n = super::utf16::units_len(s);
+        let at = self.buf.len();
+        self.buf.resize(at + 2 * n + 2, 0);
+        super::utf16::write(s, &mut self.buf[at..at + 2 * n]);
     }
 
     /// Writes a string here and points its slot at it.
@@ -767,11 +739,7 @@ impl Writer {
 /// Bytes a string takes on the wire.
 #[inline]
 pub fn string_len(s: &str) -> usize {
-    if s.is_ascii() {
-        2 * s.len() + 2
-    } else {
-        2 * s.encode_utf16().count() + 2
-    }
+    2 * super::utf16::units_len(s) + 2
 }
 
 /// Bytes an object-array takes.

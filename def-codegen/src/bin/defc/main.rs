@@ -63,6 +63,33 @@ enum Command {
         /// The packet as JSON, or `-` for standard input.
         json: String,
     },
+    /// Write a crate for one protocol version: every definition, the opcode map, the Packet enum.
+    Gen {
+        /// The definitions folder.
+        #[arg(long)]
+        defs: PathBuf,
+        /// The opcode map (`protocol.N.map`).
+        #[arg(long)]
+        map: PathBuf,
+        /// `deprecated.json`.
+        #[arg(long)]
+        deprecated: Option<PathBuf>,
+        /// The patch whose current versions to choose (default: the newest).
+        #[arg(long)]
+        patch: Option<u32>,
+        /// The platform whose files override the plain ones.
+        #[arg(long, default_value = "pc", value_parser = ["pc", "ps4", "xb1"])]
+        platform: String,
+        /// Opcodes with 8 bytes of padding after the header, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
+        padding_opcodes: Vec<u16>,
+        /// Depend on the runtime by path (its folder) instead of by version.
+        #[arg(long)]
+        runtime_path: Option<PathBuf>,
+        /// The crate's folder.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Check vectors in the tera-vectors form through the dynamic codec, both ways.
     Vectors {
         /// The definitions folder.
@@ -108,6 +135,48 @@ fn main() -> ExitCode {
             json,
         } => tera::encode(&def, padding, opcode, fill_missing, &json),
         Command::Vectors { defs, file } => tera::vectors(&defs, &file),
+        Command::Gen {
+            defs,
+            map,
+            deprecated,
+            patch,
+            platform,
+            padding_opcodes,
+            runtime_path,
+            out,
+        } => {
+            let mut o = def_codegen::protocol::ProtocolOptions::new(defs, map);
+            o.deprecated = deprecated;
+            o.patch = patch;
+            o.platform = def_parser::ast::Platform::parse(&platform)
+                .unwrap_or(def_parser::ast::Platform::Pc);
+            o.padding_opcodes = padding_opcodes;
+            let rt = match runtime_path {
+                Some(p) => def_codegen::protocol::RuntimeDep::Path(p),
+                None => def_codegen::protocol::RuntimeDep::Version(
+                    env!("CARGO_PKG_VERSION").to_string(),
+                ),
+            };
+            let start = std::time::Instant::now();
+            match def_codegen::protocol::write_crate(&o, &rt, &out) {
+                Ok(p) => {
+                    println!(
+                        "protocol {}: {} definitions, {} messages, {} bytes of code in {} ({:.0} ms)",
+                        p.version,
+                        p.definitions,
+                        p.messages,
+                        p.code_bytes,
+                        out.display(),
+                        start.elapsed().as_secs_f64() * 1000.0
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         #[cfg(feature = "godot")]
         Command::Godot(cmd) => godot::run(cmd),
         #[cfg(feature = "nbt")]

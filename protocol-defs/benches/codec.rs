@@ -1,0 +1,124 @@
+//! Decode and encode every public vector through the generated code and through the dynamic
+//! codec; and the same over the largest packets. Packets/s for the whole set, bytes/s for the
+//! largest (criterion prints both as throughput).
+//!
+//! `cargo bench -p protocol-defs --bench codec`
+
+use std::path::PathBuf;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use def_runtime::Options;
+use def_runtime::tera::DynPacket;
+use def_runtime::tera::dynamic::{Definition as Dynamic, Missing};
+use serde_json::Value;
+
+struct Vector {
+    def: &'static protocol_defs::Definition,
+    dynamic: usize,
+    bytes: Vec<u8>,
+    opts: Options,
+    json: Value,
+    typed: Box<dyn DynPacket>,
+    opcode: u16,
+}
+
+fn load() -> (Vec<Vector>, Vec<Dynamic>) {
+    let shared = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let defs = std::env::var_os("TERA_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| shared.join("tera-data"))
+        .join("definitions");
+    let text = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl"))
+        .expect("public vectors (set WIRE_SHARED_DIR)");
+    let mut dynamics = Vec::new();
+    let mut index = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let file = v["def"].as_str().unwrap().to_string();
+        let def = protocol_defs::definition(&file).expect("built with the corpus");
+        let dynamic = *index.entry(file.clone()).or_insert_with(|| {
+            dynamics
+                .push(Dynamic::from_file(&defs.join(&file), def_parser::Mode::Compatible).unwrap());
+            dynamics.len() - 1
+        });
+        let hex = v["hex"].as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        let opts = Options::new().padding(v["padding"].as_bool().unwrap());
+        let typed = (def.decode)(&bytes, opts).unwrap();
+        let opcode = u16::from_le_bytes([bytes[2], bytes[3]]);
+        out.push(Vector {
+            def,
+            dynamic,
+            bytes,
+            opts,
+            json: v["object"].clone(),
+            typed,
+            opcode,
+        });
+    }
+    (out, dynamics)
+}
+
+fn bench(c: &mut Criterion) {
+    let (all, dynamics) = load();
+    let mut largest: Vec<&Vector> = all.iter().collect();
+    largest.sort_by_key(|v| std::cmp::Reverse(v.bytes.len()));
+    largest.truncate(100);
+    let sets: [(&str, Vec<&Vector>); 2] = [("all", all.iter().collect()), ("largest100", largest)];
+    for (name, set) in sets {
+        let bytes: usize = set.iter().map(|v| v.bytes.len()).sum();
+        for (unit, tp) in [
+            ("packets", Throughput::Elements(set.len() as u64)),
+            ("bytes", Throughput::Bytes(bytes as u64)),
+        ] {
+            let mut g = c.benchmark_group(format!("{name}/{unit}"));
+            g.throughput(tp);
+            g.bench_function("generated/decode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        (v.def.validate)(&v.bytes, v.opts).unwrap();
+                    }
+                })
+            });
+            let mut buf = Vec::with_capacity(70_000);
+            g.bench_function("generated/encode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        buf.clear();
+                        v.typed.encode_into(v.opcode, v.opts, &mut buf).unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/decode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        dynamics[v.dynamic].decode(&v.bytes, v.opts).unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/encode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        dynamics[v.dynamic]
+                            .encode(&v.json, v.opcode, v.opts, Missing::Error)
+                            .unwrap();
+                    }
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
