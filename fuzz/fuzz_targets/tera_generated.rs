@@ -1,0 +1,8 @@
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    if let Some((i, opts, packet)) = wire_defs_fuzz::split(data) {
+        let check = wire_defs_fuzz::DEFS[i].generated;
+        check(&wire_defs_fuzz::definitions()[i], packet, opts);
+    }
+});
