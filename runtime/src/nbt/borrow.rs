@@ -693,6 +693,48 @@ fn skip_at(d: &[u8], p: usize, n: usize) -> Option<usize> {
     if d.len() - p < n { None } else { Some(p + n) }
 }
 
+/// Encoded width of a list element type whose elements are all the same size in flavour `F`
+/// (`TAG_End` counts as 0), `None` for the others.
+#[inline(always)]
+fn fixed_width<F: Flavor>(elem: u8) -> Option<usize> {
+    let varint = F::EDITION == Edition::BedrockNetwork;
+    match elem {
+        0 => Some(0),
+        1 => Some(1),
+        2 => Some(2),
+        3 if !varint => Some(4),
+        4 if !varint => Some(8),
+        5 => Some(4),
+        6 => Some(8),
+        _ => None,
+    }
+}
+
+/// A list/array length at `p` checked against the bytes after it at `elem` bytes each, and
+/// the offset after the length field.
+#[inline(always)]
+fn seq_len_at<F: Flavor>(d: &[u8], p: usize, elem: usize) -> Option<(usize, usize)> {
+    let (n, q) = match F::EDITION {
+        Edition::Java => {
+            let b = d.get(p..p + 4)?;
+            (i32::from_be_bytes([b[0], b[1], b[2], b[3]]), p + 4)
+        }
+        Edition::Bedrock => {
+            let b = d.get(p..p + 4)?;
+            (i32::from_le_bytes([b[0], b[1], b[2], b[3]]), p + 4)
+        }
+        Edition::BedrockNetwork => {
+            let (v, q) = uvarint_at(d, p, 5)?;
+            let v = v & 0xFFFF_FFFF;
+            (((v >> 1) as i64 ^ -((v & 1) as i64)) as i32, q)
+        }
+    };
+    if n < 0 || n as u64 * elem as u64 > (d.len() - q) as u64 {
+        return None;
+    }
+    Some((n as usize, q))
+}
+
 /// An unsigned LEB128 of at most `max` bytes at `p`, and the offset after it.
 #[inline(always)]
 fn uvarint_at(d: &[u8], mut p: usize, max: u32) -> Option<(u64, usize)> {
@@ -991,6 +1033,19 @@ impl<'a, F: Flavor> Builder<'a, F> {
                 5 => skip_at(d, p, 4)?,
                 6 => skip_at(d, p, 8)?,
                 8 => self.str_at(p)?,
+                9 if fixed_width::<F>(*d.get(p)?).is_some() => {
+                    // A list of fixed-width leaves (`pos: [3 ints]`, empty lists): inline, no
+                    // tape entry. It is a nesting level like any list.
+                    if depth + 1 > self.max_depth {
+                        return None;
+                    }
+                    let w = fixed_width::<F>(d[p])?;
+                    let (n, q) = seq_len_at::<F>(d, p + 1, w.max(1))?;
+                    if w == 0 && n > 0 {
+                        return None;
+                    }
+                    skip_at(d, q, n * w)?
+                }
                 _ => {
                     self.p = p;
                     self.value(id, depth)?;
