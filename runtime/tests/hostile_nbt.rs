@@ -1,0 +1,295 @@
+//! Hostile NBT beyond `nbt_limits.rs` (which covers 100 000 Java levels, huge Java lengths and the
+//! bomb cap for each compression): every flavour and root form, both readers, exact error kinds,
+//! configurable limits, and malformed (Modified) UTF-8. Figures in docs/reliability.md.
+#![cfg(feature = "nbt")]
+
+use def_runtime::nbt::borrow::BorrowedNbt;
+use def_runtime::nbt::{
+    Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtFile, ReadOptions, RootForm,
+    compress, read_root,
+};
+
+const FLAVOURS: [Edition; 3] = [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork];
+
+/// A string length in `ed`.
+fn str_len(ed: Edition, n: usize) -> Vec<u8> {
+    match ed {
+        Edition::Java => (n as u16).to_be_bytes().to_vec(),
+        Edition::Bedrock => (n as u16).to_le_bytes().to_vec(),
+        _ => {
+            assert!(n < 128);
+            vec![n as u8]
+        }
+    }
+}
+
+/// A list or array length in `ed` (zigzag varint in the network flavour).
+fn seq_len(ed: Edition, n: i32) -> Vec<u8> {
+    match ed {
+        Edition::Java => n.to_be_bytes().to_vec(),
+        Edition::Bedrock => n.to_le_bytes().to_vec(),
+        _ => {
+            let mut z = ((n << 1) ^ (n >> 31)) as u32;
+            let mut v = Vec::new();
+            loop {
+                let b = (z & 0x7f) as u8;
+                z >>= 7;
+                if z == 0 {
+                    v.push(b);
+                    return v;
+                }
+                v.push(b | 0x80);
+            }
+        }
+    }
+}
+
+/// The start of a root compound (named "" or nameless).
+fn root(ed: Edition, form: RootForm) -> Vec<u8> {
+    let mut v = vec![10];
+    if form == RootForm::Named {
+        v.extend(str_len(ed, 0));
+    }
+    v
+}
+
+/// A named entry head: type id and a one-letter name.
+fn entry(ed: Edition, id: u8) -> Vec<u8> {
+    let mut v = vec![id];
+    v.extend(str_len(ed, 1));
+    v.push(b'x');
+    v
+}
+
+fn read_both(data: &[u8], o: &ReadOptions) -> (NbtError, NbtError) {
+    let a = read_root(data, o).map(|_| ()).unwrap_err();
+    let b = BorrowedNbt::read(data, o).map(|_| ()).unwrap_err();
+    (a, b)
+}
+
+/// 100 000 nested compounds, or lists of lists, in every flavour and root form.
+fn deep(ed: Edition, form: RootForm, lists: bool, levels: usize) -> Vec<u8> {
+    let mut v = root(ed, form);
+    if lists {
+        v.extend(entry(ed, 9));
+        for _ in 0..levels {
+            v.push(9);
+            v.extend(seq_len(ed, 1));
+        }
+    } else {
+        for _ in 0..levels {
+            v.extend(entry(ed, 10));
+        }
+    }
+    v
+}
+
+#[test]
+fn hundred_thousand_levels_in_every_flavour_stop_at_the_limit() {
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            for ed in FLAVOURS {
+                for form in [RootForm::Named, RootForm::Nameless] {
+                    for lists in [false, true] {
+                        let data = deep(ed, form, lists, 100_000);
+                        let o = ReadOptions::new(ed).root(form);
+                        let (a, b) = read_both(&data, &o);
+                        for e in [&a, &b] {
+                            assert!(
+                                matches!(e, NbtError::TooDeep { max: 512, .. }),
+                                "{ed:?} {form:?} lists={lists}: {e:?}"
+                            );
+                        }
+                        assert_eq!(a.offset(), b.offset(), "{ed:?} {form:?}");
+                    }
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn depth_limit_is_configurable_and_capped() {
+    let data = deep(Edition::Java, RootForm::Named, false, 100_000);
+    let o = ReadOptions::new(Edition::Java).max_depth(16);
+    let (a, b) = read_both(&data, &o);
+    assert!(matches!(a, NbtError::TooDeep { max: 16, .. }), "{a:?}");
+    assert!(matches!(b, NbtError::TooDeep { max: 16, .. }), "{b:?}");
+    // A limit above the cap is lowered to it: the stack stays bounded whatever the caller asks.
+    let o = ReadOptions::new(Edition::Java).max_depth(usize::MAX);
+    let (a, b) = read_both(&data, &o);
+    assert!(
+        matches!(a, NbtError::TooDeep { max, .. } if max == MAX_DEPTH_CAP),
+        "{a:?}"
+    );
+    assert!(
+        matches!(b, NbtError::TooDeep { max, .. } if max == MAX_DEPTH_CAP),
+        "{b:?}"
+    );
+}
+
+#[test]
+fn declared_length_of_2_pow_31_fails_before_allocating() {
+    // i32::MAX (2^31 - 1) is the largest length NBT can declare; 2^31 itself is negative.
+    for ed in FLAVOURS {
+        for (what, head, per) in [
+            ("byte array", vec![7u8], 1u64),
+            ("int array", vec![11], 4),
+            ("long array", vec![12], 8),
+            ("list of ints", vec![9, 3], 4),
+            ("list of longs", vec![9, 4], 8),
+            ("list of compounds", vec![9, 10], 1),
+            ("list of strings", vec![9, 8], 2),
+        ] {
+            let mut data = root(ed, RootForm::Named);
+            data.extend(entry(ed, head[0]));
+            data.extend(&head[1..]);
+            data.extend(seq_len(ed, i32::MAX));
+            data.extend([1, 2, 3, 4, 5, 6, 7, 8]);
+            let (a, b) = read_both(&data, &ReadOptions::new(ed));
+            for e in [&a, &b] {
+                match e {
+                    NbtError::LengthTooLarge {
+                        len,
+                        needed,
+                        remaining,
+                        ..
+                    } => {
+                        assert_eq!(*len, i32::MAX as i64, "{ed:?} {what}");
+                        // At least a byte per element (varint flavour), else the element size.
+                        let least = if ed == Edition::BedrockNetwork {
+                            1
+                        } else {
+                            per
+                        };
+                        assert!(*needed >= least * i32::MAX as u64, "{ed:?} {what}: {e}");
+                        assert_eq!(*remaining, 8, "{ed:?} {what}: {e}");
+                    }
+                    _ => panic!("{ed:?} {what}: {e:?}"),
+                }
+            }
+            // 2^31 wraps to a negative i32: refused as such.
+            let mut data = root(ed, RootForm::Named);
+            data.extend(entry(ed, head[0]));
+            data.extend(&head[1..]);
+            data.extend(seq_len(ed, i32::MIN));
+            data.extend([1, 2, 3, 4]);
+            let (a, b) = read_both(&data, &ReadOptions::new(ed));
+            for e in [&a, &b] {
+                assert!(
+                    matches!(e, NbtError::NegativeLength { len, .. } if *len == i32::MIN as i64),
+                    "{ed:?} {what}: {e:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A Java file holding one byte array of `n` zeros.
+fn zeros_nbt(n: usize) -> Vec<u8> {
+    let mut v = vec![10, 0, 0, 7, 0, 1, b'z'];
+    v.extend((n as i32).to_be_bytes());
+    v.resize(v.len() + n, 0);
+    v.push(0);
+    v
+}
+
+#[test]
+fn gzip_bomb_stops_at_the_configured_limit() {
+    let plain = zeros_nbt(4 << 20);
+    for how in [Compression::Gzip, Compression::Zlib, Compression::Lz4] {
+        let bomb = compress::compress(&plain, how).unwrap();
+        assert!(bomb.len() * 100 < plain.len(), "{how:?}: {}", bomb.len());
+        for limit in [4 << 10, 64 << 10, 1 << 20] {
+            let mut o = FileOptions::default();
+            o.compression = Some(how); // LZ4 has no autodetected magic
+            o.read.max_decompressed = limit;
+            let e = NbtFile::read(&bomb, &o).unwrap_err();
+            assert!(
+                matches!(e, NbtError::DecompressLimit { limit: l } if l == limit),
+                "{how:?} {limit}: {e:?}"
+            );
+            let e = compress::decompress(&bomb, how, limit).unwrap_err();
+            assert!(matches!(e, NbtError::DecompressLimit { .. }), "{e:?}");
+        }
+        // At the exact size it reads.
+        let mut o = FileOptions::default();
+        o.compression = Some(how);
+        o.read.max_decompressed = plain.len();
+        let f = NbtFile::read(&bomb, &o).unwrap();
+        assert_eq!(f.to_uncompressed().unwrap(), plain);
+    }
+}
+
+/// A Java or Bedrock root holding one string entry of raw bytes `s`.
+fn string_nbt(ed: Edition, s: &[u8]) -> Vec<u8> {
+    let mut v = root(ed, RootForm::Named);
+    v.extend(entry(ed, 8));
+    v.extend(str_len(ed, s.len()));
+    v.extend(s);
+    v.push(0);
+    v
+}
+
+#[test]
+fn invalid_modified_utf8_and_utf8() {
+    let java = ReadOptions::new(Edition::Java);
+    for bad in [
+        &[0xc0u8][..],                 // truncated 2-byte sequence
+        &[0xe0, 0x80][..],             // truncated 3-byte sequence
+        &[0x80][..],                   // continuation byte first
+        &[0xff][..],                   // never valid
+        &[0xf0, 0x9f, 0x98, 0x80][..], // 4-byte UTF-8: Java writes surrogate pairs instead
+    ] {
+        let data = string_nbt(Edition::Java, bad);
+        let (a, b) = read_both(&data, &java);
+        for e in [&a, &b] {
+            assert!(
+                matches!(e, NbtError::InvalidString { .. }),
+                "{bad:x?}: {e:?}"
+            );
+        }
+    }
+    // Lenient mode keeps 4-byte UTF-8 as it is.
+    let data = string_nbt(Edition::Java, &[0xf0, 0x9f, 0x98, 0x80]);
+    assert!(read_root(&data, &java.clone().lenient_utf8(true)).is_ok());
+    // Modified UTF-8's own forms are valid: NUL as C0 80, a lone surrogate as 3 bytes.
+    for ok in [&[0xc0u8, 0x80][..], &[0xed, 0xa0, 0x80][..]] {
+        let data = string_nbt(Edition::Java, ok);
+        assert!(read_root(&data, &java).is_ok(), "{ok:x?}");
+    }
+    // Bedrock strings are plain UTF-8: overlong NUL and encoded surrogates are refused.
+    for bad in [&[0xc0u8, 0x80][..], &[0xed, 0xa0, 0x80][..], &[0xff][..]] {
+        let data = string_nbt(Edition::Bedrock, bad);
+        let (a, b) = read_both(&data, &ReadOptions::new(Edition::Bedrock));
+        for e in [&a, &b] {
+            assert!(
+                matches!(e, NbtError::InvalidString { .. }),
+                "{bad:x?}: {e:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn string_length_past_the_end() {
+    for ed in [Edition::Java, Edition::Bedrock] {
+        let mut data = root(ed, RootForm::Named);
+        data.extend(entry(ed, 8));
+        data.extend(str_len(ed, 0xffff));
+        data.extend(b"ab");
+        let (a, b) = read_both(&data, &ReadOptions::new(ed));
+        for e in [&a, &b] {
+            assert!(
+                matches!(
+                    e,
+                    NbtError::UnexpectedEof { .. } | NbtError::LengthTooLarge { .. }
+                ),
+                "{ed:?}: {e:?}"
+            );
+        }
+    }
+}

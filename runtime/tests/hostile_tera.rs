@@ -1,0 +1,240 @@
+//! Hostile TERA packets through the dynamic codec: every case must fail with a clear error of
+//! the expected kind, at the expected offset, without panicking or allocating for what the packet
+//! only claims (the allocation side is measured in `alloc_bound.rs`). The same cases through
+//! generated code are in `def-tests/tests/hostile_generated.rs`; the figures are in
+//! docs/reliability.md.
+#![cfg(feature = "dynamic")]
+
+use def_runtime::tera::DecodeErrorKind as K;
+use def_runtime::tera::dynamic::{Definition, Missing};
+use def_runtime::{DecodeError, Options};
+use serde_json::json;
+
+/// `items` (count @4, offset @6) then `title` (offset @8); elements are `here, next, v` (8 bytes).
+const DEF: &str = "array items\n- uint32 v\nstring title\n";
+
+fn def() -> Definition {
+    Definition::from_text("S_HOSTILE.1.def", DEF, def_parser::Mode::Strict).unwrap()
+}
+
+const TITLE: usize = 34;
+
+/// A valid packet of 52 bytes: three elements at 10, 18 and 26, then the title `abcdefgh` at 34.
+fn valid() -> Vec<u8> {
+    let v = json!({"items": [{"v": 1}, {"v": 2}, {"v": 3}], "title": "abcdefgh"});
+    let b = def()
+        .encode(&v, 0x1234, Options::new(), Missing::Error)
+        .unwrap();
+    // Pin the layout the cases below patch.
+    assert_eq!(&b[4..10], &[3, 0, 10, 0, 34, 0], "{b:02x?}");
+    assert_eq!(&b[10..14], &[10, 0, 18, 0]);
+    assert_eq!(&b[18..22], &[18, 0, 26, 0]);
+    assert_eq!(&b[26..30], &[26, 0, 0, 0]);
+    assert_eq!(b.len(), 52);
+    assert_eq!(&b[TITLE..TITLE + 4], &[b'a', 0, b'b', 0]);
+    b
+}
+
+fn put16(b: &mut [u8], at: usize, v: u16) {
+    b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Sets the header length to the buffer's length.
+fn fix_len(b: &mut [u8]) {
+    let n = b.len() as u16;
+    put16(b, 0, n);
+}
+
+fn fail(b: &[u8]) -> DecodeError {
+    let lenient = def().decode(b, Options::new()).unwrap_err();
+    let strict = def().decode(b, Options::new().strict(true)).unwrap_err();
+    assert_eq!(lenient.kind(), strict.kind(), "{lenient} / {strict}");
+    lenient
+}
+
+#[test]
+fn valid_packet_decodes() {
+    let v = def().decode(&valid(), Options::new().strict(true)).unwrap();
+    assert_eq!(
+        v,
+        json!({"items": [{"v": 1}, {"v": 2}, {"v": 3}], "title": "abcdefgh"})
+    );
+}
+
+#[test]
+fn element_chain_that_loops_back() {
+    // Four declared; the third element's next goes back to the first, to itself, or into the
+    // header (an offset before the element is a loop whatever it points at).
+    for target in [10u16, 26, 1] {
+        let mut b = valid();
+        put16(&mut b, 4, 4);
+        put16(&mut b, 28, target);
+        let e = fail(&b);
+        assert_eq!(
+            *e.kind(),
+            K::ElementLoop {
+                next: target as usize,
+                from: 26
+            },
+            "{e}"
+        );
+        assert_eq!(e.path(), "items[3]", "{e}");
+        assert!(e.to_string().contains("S_HOSTILE v1"), "{e}");
+    }
+}
+
+#[test]
+fn element_chain_pointing_outside_the_packet() {
+    let mut b = valid();
+    put16(&mut b, 12, 0xfff0); // first element's next
+    let e = fail(&b);
+    assert_eq!(
+        *e.kind(),
+        K::OffsetOutOfBounds {
+            offset: 0xfff0,
+            len: 52
+        },
+        "{e}"
+    );
+    assert_eq!(e.path(), "items[1]", "{e}");
+    // The first element outside the packet: no room for the declared count there.
+    for off in [0xffffu16, 52, 50] {
+        let mut b = valid();
+        put16(&mut b, 6, off);
+        let e = fail(&b);
+        assert!(
+            matches!(
+                e.kind(),
+                K::CountTooLarge {
+                    count: 3,
+                    element_size: 8,
+                    ..
+                }
+            ),
+            "{off}: {e}"
+        );
+    }
+    // The title outside the packet.
+    let mut b = valid();
+    put16(&mut b, 8, 0x8000);
+    let e = fail(&b);
+    assert_eq!(
+        *e.kind(),
+        K::OffsetOutOfBounds {
+            offset: 0x8000,
+            len: 52
+        },
+        "{e}"
+    );
+}
+
+#[test]
+fn chain_ending_before_count() {
+    let mut b = valid();
+    put16(&mut b, 4, 4); // four declared, three linked
+    let e = fail(&b);
+    assert_eq!(*e.kind(), K::ChainEndsEarly { read: 3, count: 4 }, "{e}");
+}
+
+#[test]
+fn count_of_65535_in_a_tiny_packet() {
+    let mut b = valid();
+    put16(&mut b, 4, 0xffff);
+    let e = fail(&b);
+    assert!(
+        matches!(
+            e.kind(),
+            K::CountTooLarge {
+                count: 65535,
+                element_size: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // array<T> and array<string> too.
+    for text in [
+        "array<uint64> xs\n",
+        "array<string> xs\n",
+        "array<vec3> xs\n",
+    ] {
+        let d = Definition::from_text("S_HOSTILE.1.def", text, def_parser::Mode::Strict).unwrap();
+        let b = [12, 0, 0x34, 0x12, 0xff, 0xff, 8, 0, 8, 0, 0, 0];
+        let e = d.decode(&b, Options::new()).unwrap_err();
+        assert!(
+            matches!(e.kind(), K::CountTooLarge { count: 65535, .. }),
+            "{text}: {e}"
+        );
+    }
+}
+
+#[test]
+fn offsets_into_the_header() {
+    // The first element's offset (@6) and the title's (@8). (A `next` into the header is a loop,
+    // see above.)
+    for (at, off) in [(6, 0u16), (6, 2), (8, 3), (8, 0)] {
+        let mut b = valid();
+        put16(&mut b, at, off);
+        let e = fail(&b);
+        assert_eq!(
+            *e.kind(),
+            K::OffsetInHeader {
+                offset: off as usize
+            },
+            "at {at}: {e}"
+        );
+    }
+    // With padding, the 8 padding bytes count as header.
+    let d = def();
+    let v = json!({"items": [], "title": ""});
+    let mut b = d
+        .encode(&v, 1, Options::new().padding(true), Missing::Error)
+        .unwrap();
+    put16(&mut b, 16, 11); // title offset into the padding
+    let e = d.decode(&b, Options::new().padding(true)).unwrap_err();
+    assert_eq!(*e.kind(), K::OffsetInHeader { offset: 11 }, "{e}");
+}
+
+#[test]
+fn string_without_terminator() {
+    let mut b = valid();
+    b.truncate(b.len() - 2); // drop the 0 terminator
+    fix_len(&mut b);
+    let e = fail(&b);
+    assert_eq!(*e.kind(), K::UnterminatedString, "{e}");
+    assert_eq!(e.path(), "title");
+    // Odd length: half a code unit at the end.
+    let mut b = valid();
+    b.truncate(b.len() - 1);
+    fix_len(&mut b);
+    assert_eq!(*fail(&b).kind(), K::UnterminatedString);
+}
+
+#[test]
+fn invalid_utf16() {
+    for (units, bad) in [
+        (&[0xd800u16, b'a' as u16][..], 0xd800u16), // high surrogate without its low half
+        (&[0xdc00, 0][..], 0xdc00),                 // lone low surrogate
+        (&[b'a' as u16, 0xdbff][..], 0xdbff),       // high surrogate right before the terminator
+    ] {
+        let mut b = valid();
+        for (i, u) in units.iter().enumerate() {
+            put16(&mut b, TITLE + 2 * i, *u);
+        }
+        let e = fail(&b);
+        assert_eq!(*e.kind(), K::InvalidUtf16 { unit: bad }, "{units:x?}: {e}");
+    }
+}
+
+#[test]
+fn truncated_everywhere() {
+    // Every prefix of a valid packet (header length fixed up) fails cleanly, none panics.
+    let full = valid();
+    for n in 0..full.len() {
+        let mut b = full[..n].to_vec();
+        if n >= 2 {
+            fix_len(&mut b);
+        }
+        assert!(def().decode(&b, Options::new()).is_err(), "prefix {n}");
+    }
+}
