@@ -67,6 +67,8 @@ pub enum Code {
     NameClash,
     /// A legacy `count` or `offset` line.
     LegacyLine,
+    /// Nesting deeper than [`MAX_NESTING`](crate::parse::MAX_NESTING) levels.
+    TooDeep,
 }
 
 /// One fault in a `.def` file.

@@ -76,6 +76,11 @@ impl Ctx<'_> {
     }
 }
 
+/// Deepest nesting accepted (the corpus uses 3). Resolution, code generation and the dynamic codec
+/// recurse once per level, so hostile text with thousands of levels would overflow the stack;
+/// deeper lines are errors ([`Code::TooDeep`]) and skipped.
+pub const MAX_NESTING: usize = 64;
+
 /// The pieces of one field line, as slices of the line.
 struct RawLine<'a> {
     depth: usize,
@@ -250,6 +255,15 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     Some(&format!("at most {} dash(es)", cur + 1)),
                 );
                 depth = cur + 1;
+            }
+            if depth > MAX_NESTING {
+                cx.error(
+                    Code::TooDeep,
+                    span,
+                    format!("nesting deeper than {MAX_NESTING} levels; the line is skipped"),
+                    Some(&format!("at most {MAX_NESTING} dash(es)")),
+                );
+                continue;
             }
             if !open[cur] {
                 let msg = if flat.iter().rev().any(|(d, _)| *d == cur) {
