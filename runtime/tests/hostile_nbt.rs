@@ -293,3 +293,24 @@ fn string_length_past_the_end() {
         }
     }
 }
+
+#[test]
+fn non_canonical_varints_read_leniently_and_write_canonically() {
+    // Found by the `nbt_decode` fuzz target (round trip, not a crash): the network flavour reads
+    // a 5-byte varint whose last byte has bits above the 32 (ignored, as the game does) and
+    // overlong forms, and the writer emits the canonical form, so read -> write is byte-identical
+    // only for canonical input. The fuzz invariant checks the canonical form is a fixed point.
+    let o = ReadOptions::new(Edition::BedrockNetwork);
+    let input = [11, 0, 4, 0x2c, 0xff, 0xfd, 0xff, 0xff, 0x6c];
+    let (t, used) = read_root(&input, &o).unwrap();
+    assert_eq!(used, input.len());
+    let b = BorrowedNbt::read(&input, &o).unwrap();
+    assert_eq!(b.to_owned_roots()[0], t);
+    let written = t.to_bytes(Edition::BedrockNetwork).unwrap();
+    assert_eq!(written, [11, 0, 4, 0x2c, 0xff, 0xfd, 0xff, 0xff, 0x0c]);
+    assert_eq!(read_root(&written, &o).unwrap().0, t);
+    // Overlong zero (0x80 0x00) as the array length.
+    let overlong = [11, 0, 0x80, 0x00];
+    let (t, _) = read_root(&overlong, &o).unwrap();
+    assert_eq!(t.to_bytes(Edition::BedrockNetwork).unwrap(), [11, 0, 0]);
+}

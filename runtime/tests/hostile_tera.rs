@@ -238,3 +238,23 @@ fn truncated_everywhere() {
         assert!(def().decode(&b, Options::new()).is_err(), "prefix {n}");
     }
 }
+
+#[test]
+fn skill_id_reserved_bits_do_not_survive_a_re_encode() {
+    // Found by the `tera_dynamic` fuzz target (round trip, not a crash): a `skillid` keeps only
+    // the low bit of `reserved` when written, as the reference's writer does, so bits 34..64 of
+    // the input are dropped. The fuzz invariant compares through that rule (`canonical`).
+    let d =
+        Definition::from_text("S_SKILL.1.def", "skillid s\n", def_parser::Mode::Strict).unwrap();
+    let raw: u64 = (1 << 40) | (1 << 33) | 42;
+    let mut b = vec![12, 0, 1, 0];
+    b.extend(raw.to_le_bytes());
+    let v = d.decode(&b, Options::new().strict(true)).unwrap();
+    assert_eq!(v["s"]["reserved"], json!(129));
+    let again = d.encode(&v, 1, Options::new(), Missing::Error).unwrap();
+    assert_eq!(again[4..], ((1u64 << 33) | 42).to_le_bytes());
+    assert_eq!(
+        d.decode(&again, Options::new()).unwrap()["s"]["reserved"],
+        json!(1)
+    );
+}
