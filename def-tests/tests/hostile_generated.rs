@@ -170,3 +170,29 @@ fn every_prefix_and_every_byte() {
         }
     }
 }
+
+#[test]
+fn shared_strings_hit_the_read_limit_in_both_codecs() {
+    // 1 500 entries whose `text` offsets all point at one 12 000-unit string appended at the end:
+    // 60 KB that would decode to 18 MB of text. Both codecs stop at 4x the packet's length.
+    let n = 1500;
+    let entries: Vec<Value> = (0..n)
+        .map(|i| json!({"id": i, "text": "", "marks": [], "sub": []}))
+        .collect();
+    let mut b = encode(EVERY, &json!({ "entries": entries }));
+    let text = b.len();
+    for _ in 0..12_000 {
+        b.extend([b'x', 0]);
+    }
+    b.extend([0, 0]);
+    let len = b.len() as u16;
+    put16(&mut b, 0, len);
+    let mut at = u16::from_le_bytes([b[26], b[27]]) as usize;
+    for _ in 0..n {
+        put16(&mut b, at + 4, text as u16);
+        at = u16::from_le_bytes([b[at + 2], b[at + 3]]) as usize;
+    }
+    assert_eq!(at, 0);
+    let e = both_fail::<CEveryType>(EVERY, &b);
+    assert_eq!(*e.kind(), K::ReadLimit { limit: 4 * b.len() }, "{e}");
+}

@@ -258,3 +258,95 @@ fn skill_id_reserved_bits_do_not_survive_a_re_encode() {
         json!(1)
     );
 }
+
+/// Elements holding one string (`here`, `next`, string offset: 6 bytes).
+pub const SHARED: &str = "array items\n- string s\n";
+
+/// 5 000 elements whose string offsets all point at one string of 16 000 units: 62 KB that
+/// would decode to 80 MB of text.
+pub fn shared_string_packet() -> Vec<u8> {
+    let (n, units, first) = (5000usize, 16000usize, 8usize);
+    let text = first + n * 6;
+    let mut b = vec![0, 0, 0x34, 0x12];
+    b.extend((n as u16).to_le_bytes());
+    b.extend((first as u16).to_le_bytes());
+    for i in 0..n {
+        let at = first + i * 6;
+        let next = if i + 1 < n { at + 6 } else { 0 };
+        for x in [at, next, text] {
+            b.extend((x as u16).to_le_bytes());
+        }
+    }
+    for _ in 0..units {
+        b.extend([b'a', 0]);
+    }
+    b.extend([0, 0]);
+    fix_len(&mut b);
+    b
+}
+
+/// `levels` nested arrays of `n` elements where every element's inner array is the same chain:
+/// n^levels values from a few KB.
+pub fn shared_chain_packet(levels: usize, n: usize) -> (String, Vec<u8>) {
+    let mut def = String::new();
+    for d in 0..levels {
+        def.push_str(&"- ".repeat(d));
+        def.push_str("array a\n");
+    }
+    def.push_str(&"- ".repeat(levels));
+    def.push_str("byte x\n");
+    let mut b = vec![0, 0, 0x34, 0x12];
+    let firsts: Vec<usize> = (0..=levels).map(|l| 8 + l * n * 8).collect();
+    b.extend((n as u16).to_le_bytes());
+    b.extend((firsts[0] as u16).to_le_bytes());
+    for l in 0..levels {
+        let inner = l + 1 < levels;
+        let size = if inner { 8 } else { 5 };
+        for k in 0..n {
+            let at = firsts[l] + k * size;
+            let next = if k + 1 < n { at + size } else { 0 };
+            b.extend((at as u16).to_le_bytes());
+            b.extend((next as u16).to_le_bytes());
+            if inner {
+                b.extend((n as u16).to_le_bytes());
+                b.extend((firsts[l + 1] as u16).to_le_bytes());
+            } else {
+                b.push(1);
+            }
+        }
+    }
+    fix_len(&mut b);
+    (def, b)
+}
+
+#[test]
+fn shared_data_is_read_at_most_four_times_the_packet() {
+    // Found while writing the allocation bound: offsets may alias, and before the read limit
+    // these decoded (80 MB in 9 s; 27 million values). Now: ReadLimit, after at most 4x the
+    // packet's length of data.
+    let b = shared_string_packet();
+    let limit = 4 * b.len();
+    let d = Definition::from_text("S_HOSTILE.1.def", SHARED, def_parser::Mode::Strict).unwrap();
+    let Err(e) = d.decode(&b, Options::new()) else {
+        panic!("decoded")
+    };
+    assert_eq!(*e.kind(), K::ReadLimit { limit }, "{e}");
+    assert!(e.path().starts_with("items["), "{e}");
+    for (levels, n) in [(2, 300), (3, 300)] {
+        let (text, b) = shared_chain_packet(levels, n);
+        let d = Definition::from_text("S_HOSTILE.1.def", &text, def_parser::Mode::Strict).unwrap();
+        let Err(e) = d.decode(&b, Options::new()) else {
+            panic!("decoded")
+        };
+        assert_eq!(
+            *e.kind(),
+            K::ReadLimit { limit: 4 * b.len() },
+            "{levels}: {e}"
+        );
+    }
+    // Shared data within the limit still decodes in lenient mode (the reference reads it).
+    let (text, b) = shared_chain_packet(2, 3);
+    let d = Definition::from_text("S_HOSTILE.1.def", &text, def_parser::Mode::Strict).unwrap();
+    let v = d.decode(&b, Options::new()).unwrap();
+    assert_eq!(v["a"][2]["a"].as_array().unwrap().len(), 3);
+}

@@ -77,6 +77,13 @@ pub enum DecodeErrorKind {
         /// The element's offset.
         offset: usize,
     },
+    /// Offsets lead to more data than [`READ_FACTOR`](super::wire::READ_FACTOR) times the packet's
+    /// length: the same bytes are read over and over (shared strings, or element chains shared
+    /// between arrays), which would let a small packet decode to an unbounded value.
+    ReadLimit {
+        /// The bytes the packet may be read for.
+        limit: usize,
+    },
     /// Strict mode: the header's length is not the packet's length.
     LengthMismatch {
         /// The header's value.
@@ -126,6 +133,10 @@ impl fmt::Display for DecodeErrorKind {
             HereMismatch { here, offset } => write!(
                 f,
                 "element `here` is {here:#x} but the element is at {offset:#x}"
+            ),
+            ReadLimit { limit } => write!(
+                f,
+                "offsets lead to more than {limit} bytes of data (shared data read over and over)"
             ),
             LengthMismatch { header, actual } => write!(
                 f,

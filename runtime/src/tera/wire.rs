@@ -189,7 +189,19 @@ pub struct Reader<'a> {
     furthest: usize,
     body: usize,
     strict: bool,
+    /// Bytes that may still be read through offsets (see [`READ_FACTOR`]).
+    budget: usize,
 }
+
+/// How many times its own length a packet may be read through its offsets.
+///
+/// Offsets may point anywhere, so without a bound a 64 KiB packet whose 5 000 string offsets all
+/// point at one 32 KiB string decodes to 80 MB, and arrays whose elements share one inner chain
+/// multiply per nesting level (27 million values from 6 KiB at depth 3). A packet written by the
+/// reference (or by [`Writer`]) reads each byte once (1× plus 2 bytes per `array<string>`
+/// element), so 4× only refuses data shared over and over; such a packet fails with
+/// [`DecodeErrorKind::ReadLimit`](super::error::DecodeErrorKind::ReadLimit).
+pub const READ_FACTOR: usize = 4;
 
 /// `count` and `offset` of an array, `offset` and `count` of bytes, or `offset` of a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -249,6 +261,7 @@ impl<'a> Reader<'a> {
             furthest: body.min(buf.len()),
             body,
             strict: opts.strict,
+            budget: buf.len().saturating_mul(READ_FACTOR),
         }
     }
 
@@ -360,6 +373,23 @@ impl<'a> Reader<'a> {
         DecodeError::new(kind, at)
     }
 
+    /// Counts `n` bytes read through an offset against the read budget.
+    #[inline(always)]
+    fn charge(&mut self, n: usize, at: usize) -> Result<(), DecodeError> {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.err(
+                K::ReadLimit {
+                    limit: self.buf.len().saturating_mul(READ_FACTOR),
+                },
+                at,
+            )),
+        }
+    }
+
     /// Checks that `offset` lies in the body and that `len` bytes from it are in the packet.
     #[inline(always)]
     fn check(&self, offset: usize, len: usize) -> Result<(), DecodeError> {
@@ -386,6 +416,7 @@ impl<'a> Reader<'a> {
             .chunks_exact(2)
             .position(|c| c == [0, 0])
             .ok_or_else(|| self.err(K::UnterminatedString, offset))?;
+        self.charge(2 * n + 2, offset)?;
         let s = super::utf16::read(&b[..2 * n])
             .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))?;
         self.advance_to(offset + 2 * n + 2);
@@ -405,6 +436,7 @@ impl<'a> Reader<'a> {
             return Ok(Vec::new());
         }
         self.check(offset, count)?;
+        self.charge(count, offset)?;
         self.advance_to(offset + count);
         Ok(self.buf[offset..offset + count].to_vec())
     }
@@ -434,6 +466,7 @@ impl<'a> Reader<'a> {
                 first,
             ));
         }
+        self.charge(count * element_size, first)?;
         let saved = self.pos;
         let mut end = saved;
         let mut at = first;
