@@ -32,21 +32,45 @@ pub fn write(s: &str, out: &mut [u8]) {
     }
 }
 
+/// Number of UTF-16 units before the first 0 unit of `b` (read as UTF-16LE from its start), or
+/// `None` when there is none. Scans eight bytes at a time.
+#[inline]
+pub fn terminator(b: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x0001_0001_0001_0001;
+    const HIGH: u64 = 0x8000_8000_8000_8000;
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        // Sets the high bit of each 16-bit lane that may be zero (exact for the first one).
+        if x.wrapping_sub(LOW) & !x & HIGH != 0 {
+            break;
+        }
+        at += 4;
+    }
+    b[2 * at..]
+        .chunks_exact(2)
+        .position(|c| c == [0, 0])
+        .map(|i| at + i)
+}
+
 /// Reads UTF-16LE `units` (an even number of bytes, no terminator) into a string; `Err` holds
 /// the first unpaired surrogate.
 pub fn read(units: &[u8]) -> Result<String, u16> {
     let n = units.len() / 2;
-    if units.chunks_exact(2).all(|c| c[1] == 0 && c[0] < 0x80) {
-        let bytes: Vec<u8> = units.chunks_exact(2).map(|c| c[0]).collect();
-        return Ok(String::from_utf8(bytes).unwrap_or_default());
-    }
-    let mut out: Vec<u8> = Vec::with_capacity(3 * n);
+    let mut out: Vec<u8> = Vec::with_capacity(n);
     let mut it = units
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]));
     while let Some(u) = it.next() {
+        if u < 0x80 {
+            out.push(u as u8);
+            continue;
+        }
+        if out.capacity() - out.len() < 3 * n {
+            out.reserve(3 * n);
+        }
         match u {
-            0..=0x7f => out.push(u as u8),
             0x80..=0x7ff => {
                 out.extend_from_slice(&[0xc0 | (u >> 6) as u8, 0x80 | (u & 0x3f) as u8])
             }
@@ -71,8 +95,12 @@ pub fn read(units: &[u8]) -> Result<String, u16> {
             ]),
         }
     }
-    // Valid by construction; the check is cheap next to the transcoding.
-    String::from_utf8(out).map_err(|_| 0)
+    debug_assert!(core::str::from_utf8(&out).is_ok());
+    // SAFETY: every branch above appends one complete, well-formed UTF-8 sequence: ASCII bytes,
+    // 2- and 3-byte forms of non-surrogate code points below U+10000, and the 4-byte form of a
+    // code point built from a checked surrogate pair (U+10000..=U+10FFFF). Validating again was
+    // a tenth of decoding time in the profile.
+    Ok(unsafe { String::from_utf8_unchecked(out) })
 }
 
 #[cfg(test)]
@@ -98,7 +126,17 @@ mod tests {
             write(s, &mut out);
             assert_eq!(out, le(s), "{s}");
             assert_eq!(read(&out).unwrap(), s);
+            let mut z = out.clone();
+            z.extend_from_slice(&[0, 0, 0x41, 0]);
+            assert_eq!(terminator(&z), Some(out.len() / 2), "{s}");
+            assert_eq!(terminator(&out), None);
         }
+        // Lanes: a zero unit after non-zero ones in the same word, and 0x0100 / 0x00ff units.
+        assert_eq!(terminator(&[1, 1, 0, 1, 0, 0, 5, 5, 0, 0]), Some(2));
+        assert_eq!(
+            terminator(&[0, 1, 1, 0, 0xff, 0, 0x80, 0x80, 1, 0, 0, 0]),
+            Some(5)
+        );
     }
 
     #[test]

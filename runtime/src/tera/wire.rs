@@ -412,10 +412,8 @@ impl<'a> Reader<'a> {
     pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
         self.check(offset, 2)?;
         let b = &self.buf[offset..];
-        let n = b
-            .chunks_exact(2)
-            .position(|c| c == [0, 0])
-            .ok_or_else(|| self.err(K::UnterminatedString, offset))?;
+        let n =
+            super::utf16::terminator(b).ok_or_else(|| self.err(K::UnterminatedString, offset))?;
         self.charge(2 * n + 2, offset)?;
         let s = super::utf16::read(&b[..2 * n])
             .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))?;
