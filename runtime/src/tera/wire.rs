@@ -505,10 +505,12 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn array<E: Level>(&mut self, meta: Meta) -> Result<Vec<E>, DecodeError> {
         let mut v = Vec::new();
-        if meta.count > 0 {
-            v.reserve_exact(meta.count as usize);
-        }
         self.chain(meta, 4 + E::FIXED_SIZE, |r, _| {
+            // Reserved only once `chain` has checked that the count fits in the packet: a count
+            // of 65535 in a tiny packet must not allocate 65535 elements first.
+            if v.capacity() == 0 {
+                v.reserve_exact(meta.count as usize);
+            }
             v.push(E::decode_level(r)?);
             Ok(())
         })
