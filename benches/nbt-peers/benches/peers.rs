@@ -1,11 +1,16 @@
 //! Our NBT codec against simdnbt (owned and borrowed), valence_nbt and fastnbt, on the largest
 //! real mixed Java samples, in one run. Inputs are decompressed first; only parsing and
 //! writing are timed. `table.py` turns criterion's estimates into `docs/nbt-bench.md`.
+//!
+//! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time: the
+//! machine is shared with other builds, and CPU time does not count the slices in which the
+//! thread was descheduled, so every library is measured on the same footing.
 
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, read_root};
@@ -27,7 +32,62 @@ fn samples() -> PathBuf {
     base.join("nbt-samples")
 }
 
-fn bench(c: &mut Criterion) {
+/// Thread CPU time in nanoseconds.
+struct CpuTime;
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = u64;
+    type Value = u64;
+    fn start(&self) -> u64 {
+        thread_cpu_ns()
+    }
+    fn end(&self, i: u64) -> u64 {
+        thread_cpu_ns() - i
+    }
+    fn add(&self, a: &u64, b: &u64) -> u64 {
+        a + b
+    }
+    fn zero(&self) -> u64 {
+        0
+    }
+    fn to_f64(&self, v: &u64) -> f64 {
+        *v as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        &NsFormatter
+    }
+}
+
+struct NsFormatter;
+
+impl ValueFormatter for NsFormatter {
+    fn scale_values(&self, _typical: f64, _values: &mut [f64]) -> &'static str {
+        "ns (cpu)"
+    }
+    fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
+        if let Throughput::Bytes(b) = t {
+            for v in values.iter_mut() {
+                *v = *b as f64 * 1e3 / *v; // bytes per ns * 1e3 = MB/s
+            }
+        }
+        "MB/s"
+    }
+    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+        "ns"
+    }
+}
+
+fn bench(c: &mut Criterion<CpuTime>) {
     let dir = samples();
     let opts = ReadOptions::new(Edition::Java);
     for &name in FILES {
@@ -108,5 +168,9 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = bench
+}
 criterion_main!(benches);
