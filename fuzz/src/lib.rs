@@ -194,7 +194,7 @@ pub fn check_def_text(data: &[u8]) {
 }
 
 /// Godot Variant decode, versions 3 and 4, with and without objects: never panics; what decodes
-/// re-encodes (when the value has an encoding), and that decodes and re-encodes identically.
+/// re-encodes (when the value has an encoding), and decode/encode reach a fixed point.
 pub fn check_godot(data: &[u8]) {
     use def_runtime::godot::{DecodeOptions, EncodeOptions, Version, decode, encode};
     let [flags, bytes @ ..] = data else {
@@ -215,13 +215,21 @@ pub fn check_godot(data: &[u8]) {
     let enc = EncodeOptions::new(version)
         .full_objects(true)
         .double_precision(double);
-    let Ok(again) = encode(&v, &enc) else {
+    let Ok(first) = encode(&v, &enc) else {
         return;
     };
     let all = DecodeOptions::new(version).allow_objects(true);
-    let (back, n) = decode(&again, &all)
-        .unwrap_or_else(|e| panic!("re-encoded value does not decode: {e}\n{v:?}"));
-    assert_eq!(n, again.len(), "re-encoded value has trailing bytes");
+    let decoded = |b: &[u8]| {
+        let (v, n) =
+            decode(b, &all).unwrap_or_else(|e| panic!("encoded value does not decode: {e}"));
+        assert_eq!(n, b.len(), "encoded value has trailing bytes");
+        v
+    };
+    // One more round first: encoding single precision narrows doubles (FLAG_64 input), which can
+    // make dictionary keys equal that were not, and decoding then merges them, as the engine
+    // does. From there on, encode and decode must be a fixed point.
+    let again = encode(&decoded(&first), &enc).expect("decoded value re-encodes");
+    let back = decoded(&again);
     assert_eq!(
         encode(&back, &enc).unwrap(),
         again,

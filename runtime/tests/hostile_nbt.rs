@@ -314,3 +314,17 @@ fn non_canonical_varints_read_leniently_and_write_canonically() {
     let (t, _) = read_root(&overlong, &o).unwrap();
     assert_eq!(t.to_bytes(Edition::BedrockNetwork).unwrap(), [11, 0, 0]);
 }
+
+#[test]
+fn snbt_escape_before_a_multi_byte_character() {
+    // Found by the `snbt_parse` fuzz target: `\` followed by a non-ASCII character made the error
+    // position land inside the character, and building the message panicked (byte index not a
+    // char boundary). Now: an SNBT error with its line and column.
+    for text in ["'singl\\\u{5e6}'", "\"\\é\"", "{a:\"\\\u{1f600}\"}"] {
+        let e = def_runtime::nbt::snbt::parse(text).unwrap_err();
+        assert!(
+            matches!(&e, NbtError::Snbt { line: 1, message, .. } if message == "unknown escape"),
+            "{text}: {e:?}"
+        );
+    }
+}

@@ -168,7 +168,12 @@ struct Parser<'a> {
 impl Parser<'_> {
     #[cold]
     fn err(&self, message: &str) -> NbtError {
-        let before = &self.s[..self.i.min(self.s.len())];
+        // The position may be inside a multi-byte character (after `\` and a non-ASCII byte).
+        let mut end = self.i.min(self.s.len());
+        while !self.s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let before = &self.s[..end];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
         NbtError::Snbt {
