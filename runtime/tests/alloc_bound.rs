@@ -296,8 +296,10 @@ fn nbt_decompression_stops_at_the_limit() {
     let limit = 1 << 20;
     for how in [Compression::Gzip, Compression::Zlib] {
         let bomb = compress::compress(&plain, how).unwrap();
-        let mut o = FileOptions::default();
-        o.read.max_decompressed = limit;
+        let o = FileOptions {
+            read: def_runtime::nbt::ReadOptions::default().max_decompressed(limit),
+            ..FileOptions::default()
+        };
         // The bound is relative to the limit here, not the (tiny) input.
         bounded(
             "nbt-file",

@@ -204,9 +204,11 @@ fn gzip_bomb_stops_at_the_configured_limit() {
         let bomb = compress::compress(&plain, how).unwrap();
         assert!(bomb.len() * 100 < plain.len(), "{how:?}: {}", bomb.len());
         for limit in [4 << 10, 64 << 10, 1 << 20] {
-            let mut o = FileOptions::default();
-            o.compression = Some(how); // LZ4 has no autodetected magic
-            o.read.max_decompressed = limit;
+            let o = FileOptions {
+                compression: Some(how), // LZ4 has no autodetected magic
+                read: ReadOptions::default().max_decompressed(limit),
+                ..FileOptions::default()
+            };
             let e = NbtFile::read(&bomb, &o).unwrap_err();
             assert!(
                 matches!(e, NbtError::DecompressLimit { limit: l } if l == limit),
@@ -216,9 +218,11 @@ fn gzip_bomb_stops_at_the_configured_limit() {
             assert!(matches!(e, NbtError::DecompressLimit { .. }), "{e:?}");
         }
         // At the exact size it reads.
-        let mut o = FileOptions::default();
-        o.compression = Some(how);
-        o.read.max_decompressed = plain.len();
+        let o = FileOptions {
+            compression: Some(how),
+            read: ReadOptions::default().max_decompressed(plain.len()),
+            ..FileOptions::default()
+        };
         let f = NbtFile::read(&bomb, &o).unwrap();
         assert_eq!(f.to_uncompressed().unwrap(), plain);
     }
