@@ -105,7 +105,11 @@ fn tera_dynamic() {
         "bytes a\n",
     ] {
         let b = [12, 0, 1, 0, 0xff, 0xff, 8, 0, 8, 0, 0, 0];
-        run(&format!("count 65535: {}", t.trim()), &def(t), &b);
+        run(
+            &format!("count 65535: {}", t.trim().replace('\n', "; ")),
+            &def(t),
+            &b,
+        );
     }
     // The most elements a packet can hold: 13 106 one-byte elements.
     let d = def("array a\n- byte x\n");
