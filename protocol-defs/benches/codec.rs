@@ -3,6 +3,9 @@
 //! largest (criterion prints both as throughput).
 //!
 //! `cargo bench -p protocol-defs --bench codec`
+//!
+//! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time, so that
+//! other work on the machine does not count against us.
 
 use std::path::PathBuf;
 
@@ -65,7 +68,7 @@ fn load() -> (Vec<Vector>, Vec<Dynamic>) {
     (out, dynamics)
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<CpuTime>) {
     let (all, dynamics) = load();
     let mut largest: Vec<&Vector> = all.iter().collect();
     largest.sort_by_key(|v| std::cmp::Reverse(v.bytes.len()));
@@ -116,9 +119,44 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// Criterion measurement by the thread's CPU time.
+struct CpuTime;
+
+fn thread_cpu() -> std::time::Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec into the pointer it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+impl criterion::measurement::Measurement for CpuTime {
+    type Intermediate = std::time::Duration;
+    type Value = std::time::Duration;
+    fn start(&self) -> Self::Intermediate {
+        thread_cpu()
+    }
+    fn end(&self, i: Self::Intermediate) -> Self::Value {
+        thread_cpu() - i
+    }
+    fn add(&self, v1: &Self::Value, v2: &Self::Value) -> Self::Value {
+        *v1 + *v2
+    }
+    fn zero(&self) -> Self::Value {
+        std::time::Duration::ZERO
+    }
+    fn to_f64(&self, v: &Self::Value) -> f64 {
+        v.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn criterion::measurement::ValueFormatter {
+        // Same unit as wall time (nanoseconds), so criterion's duration formatting fits.
+        static WALL: criterion::measurement::WallTime = criterion::measurement::WallTime;
+        criterion::measurement::Measurement::formatter(&WALL)
+    }
+}
+
 criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20);
+    config = Criterion::default().sample_size(20).with_measurement(CpuTime);
     targets = bench
 }
 criterion_main!(benches);

@@ -57,20 +57,29 @@ pub fn terminator(b: &[u8]) -> Option<usize> {
 /// Reads UTF-16LE `units` (an even number of bytes, no terminator) into a string; `Err` holds
 /// the first unpaired surrogate.
 pub fn read(units: &[u8]) -> Result<String, u16> {
+    // Exact UTF-8 length first (one byte per ASCII unit, two below U+0800, three otherwise, and
+    // two per surrogate: a pair makes four), so that the string is allocated once.
+    let len: usize = units
+        .chunks_exact(2)
+        .map(|c| {
+            let u = u16::from_le_bytes([c[0], c[1]]);
+            1 + (u >= 0x80) as usize + (u >= 0x800 && !(0xd800..=0xdfff).contains(&u)) as usize
+        })
+        .sum();
     let n = units.len() / 2;
-    let mut out: Vec<u8> = Vec::with_capacity(n);
+    if len == n {
+        // ASCII.
+        let out: Vec<u8> = units.chunks_exact(2).map(|c| c[0]).collect();
+        // SAFETY: every byte is below 0x80 (a unit contributes one byte only when it is ASCII).
+        return Ok(unsafe { String::from_utf8_unchecked(out) });
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(len);
     let mut it = units
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]));
     while let Some(u) = it.next() {
-        if u < 0x80 {
-            out.push(u as u8);
-            continue;
-        }
-        if out.capacity() - out.len() < 3 * n {
-            out.reserve(3 * n);
-        }
         match u {
+            0..=0x7f => out.push(u as u8),
             0x80..=0x7ff => {
                 out.extend_from_slice(&[0xc0 | (u >> 6) as u8, 0x80 | (u & 0x3f) as u8])
             }
