@@ -87,41 +87,7 @@ impl Definition {
     }
 
     fn decode_inner(&self, bytes: &[u8], opts: Options) -> Result<Value, DecodeError> {
-        use super::error::DecodeErrorKind as K;
-        let body = opts.body_offset();
-        if bytes.len() < body {
-            return Err(DecodeError::new(
-                K::Truncated {
-                    needed: body,
-                    available: bytes.len(),
-                },
-                0,
-            )
-            .in_field("header"));
-        }
-        if opts.strict {
-            let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
-            if header != bytes.len() {
-                return Err(DecodeError::new(
-                    K::LengthMismatch {
-                        header,
-                        actual: bytes.len(),
-                    },
-                    0,
-                ));
-            }
-        }
-        let mut r = Reader::new(bytes, opts);
-        let v = decode_level(&self.layout.root, &mut r)?;
-        if opts.strict && r.furthest() != bytes.len() {
-            return Err(DecodeError::new(
-                K::TrailingBytes {
-                    used: r.furthest(),
-                    len: bytes.len(),
-                },
-                r.furthest(),
-            ));
-        }
+        let v = super::packet::decode_whole(bytes, opts, |r| decode_level(&self.layout.root, r))?;
         Ok(Value::Object(v))
     }
 

@@ -58,11 +58,22 @@ pub trait Packet: Level {
 }
 
 fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError> {
-    let body = opts.body_offset();
-    if bytes.len() < body {
+    decode_whole(bytes, opts, P::decode_level)
+}
+
+/// The checks around a whole packet, shared by generated code and the dynamic codec: the header
+/// is there, and in strict mode its length is the packet's and no byte is left over; `body`
+/// reads the body.
+pub(crate) fn decode_whole<T>(
+    bytes: &[u8],
+    opts: Options,
+    body: impl FnOnce(&mut Reader<'_>) -> Result<T, DecodeError>,
+) -> Result<T, DecodeError> {
+    let body_start = opts.body_offset();
+    if bytes.len() < body_start {
         return Err(DecodeError::new(
             DecodeErrorKind::Truncated {
-                needed: body,
+                needed: body_start,
                 available: bytes.len(),
             },
             0,
@@ -82,7 +93,7 @@ fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError
         }
     }
     let mut r = Reader::new(bytes, opts);
-    let p = P::decode_level(&mut r)?;
+    let p = body(&mut r)?;
     if opts.strict && r.furthest() != bytes.len() {
         return Err(DecodeError::new(
             DecodeErrorKind::TrailingBytes {
