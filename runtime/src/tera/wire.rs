@@ -630,6 +630,11 @@ impl Writer {
         }
     }
 
+    /// The bytes, and the first overflow met while writing if there was one.
+    pub fn into_parts(self) -> (Vec<u8>, Option<EncodeError>) {
+        (self.buf, self.overflow)
+    }
+
     /// The bytes written so far (also after an overflow).
     pub fn as_slice(&self) -> &[u8] {
         &self.buf
