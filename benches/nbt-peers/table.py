@@ -29,7 +29,7 @@ def mbps(group, fn, n):
 
 peers = ["simdnbt_owned", "simdnbt_borrowed", "valence_nbt", "fastnbt"]
 files = sorted({d.split("_", 1)[1] for d in os.listdir(crits[0]) if d.startswith(("parse_", "write_"))})
-for op, ours_list in [("parse", ["ours_owned", "ours_borrowed"]), ("write", ["ours_owned"])]:
+for op, ours_list in [("parse", ["ours_owned", "ours_borrowed", "ours_borrowed_checked"]), ("write", ["ours_owned"])]:
     print(f"\n### {op} (MB/s; ratio = ours / peer, >1 means ours is faster)\n")
     head = ["file", "size"] + ours_list + peers
     print("| " + " | ".join(head) + " |")

@@ -278,6 +278,74 @@ fn invalid_modified_utf8_and_utf8() {
     }
 }
 
+/// The lazy zero-copy read accepts malformed string contents (structure still checked) and
+/// reports them on demand: per string from `StrRef::check`, for the document from
+/// `validate_strings` / `try_to_owned_roots` with the owned reader's error.
+#[test]
+fn lazy_borrowed_read_reports_bad_strings_on_demand() {
+    for (ed, bad) in [
+        (Edition::Java, &[0xc0u8][..]),
+        (Edition::Java, &[b'a', 0xff, b'b'][..]),
+        (Edition::Java, &[0xf0, 0x9f, 0x98, 0x80][..]),
+        (Edition::Bedrock, &[0xc0, 0x80][..]),
+        (Edition::Bedrock, &[b'a', 0xff][..]),
+    ] {
+        let o = ReadOptions::new(ed);
+        let data = string_nbt(ed, bad);
+        let owned = read_root(&data, &o).map(|_| ()).unwrap_err();
+        let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
+        assert_eq!(doc.consumed(), data.len());
+        let (key, value) = doc
+            .root()
+            .value
+            .as_compound()
+            .unwrap()
+            .iter()
+            .next()
+            .unwrap();
+        assert!(key.check().is_ok());
+        let s = value.as_str_ref().unwrap();
+        assert_eq!(s.as_bytes(), bad);
+        match s.check().unwrap_err() {
+            NbtError::InvalidString { offset, .. } => assert_eq!(Some(offset), owned.offset()),
+            e => panic!("{ed:?} {bad:x?}: {e:?}"),
+        }
+        let e = doc.validate_strings().unwrap_err();
+        assert_eq!(e.to_string(), owned.to_string());
+        assert_eq!(
+            doc.try_to_owned_roots().unwrap_err().to_string(),
+            owned.to_string()
+        );
+        let e = BorrowedNbt::read_all_lazy(&data, &o)
+            .unwrap()
+            .validate_strings()
+            .unwrap_err();
+        assert!(matches!(e, NbtError::InvalidString { .. }), "{e:?}");
+    }
+    // Lenient Java accepts 4-byte UTF-8 in both modes.
+    let o = ReadOptions::new(Edition::Java).lenient_utf8(true);
+    let data = string_nbt(Edition::Java, "\u{1F600}".as_bytes());
+    let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
+    assert!(doc.validate_strings().is_ok());
+    let (_, v) = doc
+        .root()
+        .value
+        .as_compound()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    assert!(v.as_str_ref().unwrap().check().is_ok());
+    assert_eq!(
+        doc.try_to_owned_roots().unwrap(),
+        vec![read_root(&data, &o).unwrap().0]
+    );
+    // Structure is checked as always: a string running past the end fails the lazy read too.
+    let mut cut = string_nbt(Edition::Java, b"abc");
+    cut.truncate(cut.len() - 3);
+    assert!(BorrowedNbt::read_lazy(&cut, &ReadOptions::default()).is_err());
+}
+
 #[test]
 fn string_length_past_the_end() {
     for ed in [Edition::Java, Edition::Bedrock] {

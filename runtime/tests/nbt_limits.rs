@@ -277,6 +277,13 @@ fn corrupted_input_never_panics_and_both_readers_agree() {
                     assert_eq!(*used, b.consumed());
                     assert_eq!(b.to_owned_roots()[0], *t);
                 }
+                // The lazy read plus string validation accepts and rejects alike.
+                let lazy = BorrowedNbt::read_lazy(&bad, &o)
+                    .and_then(|l| l.try_to_owned_roots().map(|r| (r, l.consumed())));
+                assert_eq!(a.is_ok(), lazy.is_ok(), "lazy reader disagrees ({ed:?})");
+                if let (Ok((t, used)), Ok((r, n))) = (&a, &lazy) {
+                    assert_eq!((&r[0], n), (t, used));
+                }
                 cases += 1;
             }
             // Compressed and text paths too.

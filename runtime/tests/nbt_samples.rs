@@ -136,6 +136,16 @@ fn check_all(dir: PathBuf) -> Outcome {
                             } else {
                                 BorrowedNbt::read(body, &opts.read)
                             };
+                            let lazy = if opts.all_roots {
+                                BorrowedNbt::read_all_lazy(body, &opts.read)
+                            } else {
+                                BorrowedNbt::read_lazy(body, &opts.read)
+                            };
+                            match lazy.and_then(|l| l.try_to_owned_roots()) {
+                                Ok(r) if r == f.roots => {}
+                                Ok(_) => fail("lazy borrowed reader sees a different tree".into()),
+                                Err(e) => fail(format!("lazy borrowed reader failed: {e}")),
+                            }
                             match b {
                                 Ok(b) if b.to_owned_roots() == f.roots => out.borrowed += 1,
                                 Ok(_) => fail("borrowed reader sees a different tree".into()),
@@ -158,6 +168,12 @@ fn check_all(dir: PathBuf) -> Outcome {
                             .unwrap_or_default();
                         if BorrowedNbt::read(&plain, &opts.read).is_ok() {
                             fail("borrowed reader accepts a file the owned reader rejects".into());
+                        }
+                        if BorrowedNbt::read_lazy(&plain, &opts.read)
+                            .and_then(|l| l.validate_strings())
+                            .is_ok()
+                        {
+                            fail("lazy read + validate_strings accepts a rejected file".into());
                         }
                         Err(e.to_string())
                     }

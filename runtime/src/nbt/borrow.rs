@@ -53,6 +53,12 @@ pub struct BorrowedNbt<'a> {
     /// Further roots ([`BorrowedNbt::read_all`]).
     more: Vec<Root>,
     consumed: usize,
+    /// The options it was read with (for [`BorrowedNbt::validate_strings`]).
+    opts: ReadOptions,
+    /// Read with [`BorrowedNbt::read_all`] / [`BorrowedNbt::read_all_lazy`].
+    all: bool,
+    /// String contents were checked during the read.
+    checked: bool,
 }
 
 macro_rules! by_edition {
@@ -68,23 +74,70 @@ macro_rules! by_edition {
 impl<'a> BorrowedNbt<'a> {
     /// Reads one root from uncompressed bytes. [`consumed`](Self::consumed) says how many
     /// bytes it took; the rest is left alone.
+    ///
+    /// Every check of the owned reader is applied, string contents included: this accepts
+    /// exactly the inputs [`read_root`](super::read_root) accepts.
     pub fn read(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
-        Self::build(data, opts, false)
+        Self::build(data, opts, false, true)
     }
 
-    /// Reads roots back to back until the input ends.
+    /// Reads roots back to back until the input ends (all checks, like [`read`](Self::read)).
     pub fn read_all(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
-        Self::build(data, opts, true)
+        Self::build(data, opts, true, true)
     }
 
-    fn build(data: &'a [u8], opts: &ReadOptions, all: bool) -> Result<BorrowedNbt<'a>> {
+    /// Reads one root like [`read`](Self::read) but leaves string *contents* unchecked (the
+    /// structure, lengths, type ids and depth are checked as always): strings stay raw slices
+    /// and are checked on demand ([`StrRef::check`]; [`StrRef::to_str`] returns `None` for
+    /// malformed bytes), or all at once
+    /// with [`validate_strings`](Self::validate_strings). This is the contract of simdnbt's
+    /// borrowed reader, and the fastest way to look at a few fields of a large file.
+    pub fn read_lazy(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+        Self::build(data, opts, false, false)
+    }
+
+    /// [`read_all`](Self::read_all) with string contents left unchecked, as in
+    /// [`read_lazy`](Self::read_lazy).
+    pub fn read_all_lazy(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+        Self::build(data, opts, true, false)
+    }
+
+    /// Checks every string as [`read`](Self::read) does; after `Ok`, a [`read_lazy`]
+    /// (Self::read_lazy) document is one that [`read`](Self::read) would have accepted. The
+    /// error is the owned reader's (offset and tag path of the first bad string). Documents
+    /// from [`read`](Self::read) pass at once.
+    pub fn validate_strings(&self) -> Result<()> {
+        if self.checked {
+            return Ok(());
+        }
+        Self::build(&self.data[..self.consumed], &self.opts, self.all, true).map(|_| ())
+    }
+
+    /// [`validate_strings`](Self::validate_strings), then [`to_owned_roots`]
+    /// (Self::to_owned_roots): the owned tree only if every string is valid.
+    pub fn try_to_owned_roots(&self) -> Result<Vec<Nbt>> {
+        self.validate_strings()?;
+        Ok(self.to_owned_roots())
+    }
+
+    fn build(
+        data: &'a [u8],
+        opts: &ReadOptions,
+        all: bool,
+        check: bool,
+    ) -> Result<BorrowedNbt<'a>> {
         if data.len() >= u32::MAX as usize {
             return Err(NbtError::InputTooLarge { len: data.len() });
         }
-        match opts.edition {
-            Edition::Java => Builder::<JavaFlavor>::run(data, opts, all),
-            Edition::Bedrock => Builder::<BedrockFlavor>::run(data, opts, all),
-            Edition::BedrockNetwork => Builder::<NetworkFlavor>::run(data, opts, all),
+        match (opts.edition, check) {
+            (Edition::Java, true) => Builder::<JavaFlavor, true>::run(data, opts, all),
+            (Edition::Java, false) => Builder::<JavaFlavor, false>::run(data, opts, all),
+            (Edition::Bedrock, true) => Builder::<BedrockFlavor, true>::run(data, opts, all),
+            (Edition::Bedrock, false) => Builder::<BedrockFlavor, false>::run(data, opts, all),
+            (Edition::BedrockNetwork, true) => Builder::<NetworkFlavor, true>::run(data, opts, all),
+            (Edition::BedrockNetwork, false) => {
+                Builder::<NetworkFlavor, false>::run(data, opts, all)
+            }
         }
     }
 
@@ -136,7 +189,9 @@ impl<'a> BorrowedNbt<'a> {
     fn str_ref(&self, pos: usize, len: usize) -> StrRef<'a> {
         StrRef {
             bytes: &self.data[pos..pos + len],
+            offset: pos as u32,
             utf8: self.edition != Edition::Java,
+            lenient: self.opts.lenient_utf8,
         }
     }
 
@@ -294,17 +349,48 @@ impl RootRef<'_, '_> {
     }
 }
 
-/// A string in place: MUTF-8 (Java) or UTF-8 (Bedrock) bytes, decoded on demand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A string in place: MUTF-8 (Java) or UTF-8 (Bedrock) bytes, decoded on demand. Two are equal
+/// when their bytes and encoding are (wherever they sit in the input).
+#[derive(Clone, Copy, Debug)]
 pub struct StrRef<'a> {
     bytes: &'a [u8],
+    /// Input offset of the first byte (for errors).
+    offset: u32,
     utf8: bool,
+    /// Java: 4-byte UTF-8 accepted ([`ReadOptions::lenient_utf8`]).
+    lenient: bool,
 }
+
+impl PartialEq for StrRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes && self.utf8 == other.utf8
+    }
+}
+
+impl Eq for StrRef<'_> {}
 
 impl<'a> StrRef<'a> {
     /// The raw bytes as stored.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
+    }
+
+    /// Checks the bytes as the owned reader does (Modified UTF-8 for Java, UTF-8 for Bedrock).
+    /// Always `Ok` for documents from [`BorrowedNbt::read`]; for [`BorrowedNbt::read_lazy`] this
+    /// is where a malformed string shows up, as [`NbtError::InvalidString`] with the input
+    /// offset of the first bad byte.
+    pub fn check(&self) -> Result<()> {
+        let bad = if self.utf8 {
+            std::str::from_utf8(self.bytes)
+                .err()
+                .map(|e| e.valid_up_to())
+        } else {
+            mutf8::validate(self.bytes, self.lenient).err()
+        };
+        match bad {
+            None => Ok(()),
+            Some(i) => Err(NbtError::bad_string(self.offset as usize + i)),
+        }
     }
 
     /// The text (borrowed when ASCII / UTF-8), `None` if not valid Unicode.
@@ -334,12 +420,17 @@ impl<'a> StrRef<'a> {
         }
     }
 
-    /// Copies into an owned [`NbtString`] (MUTF-8).
+    /// Copies into an owned [`NbtString`] (MUTF-8). Java bytes are copied as they are, even
+    /// malformed ones (possible after [`BorrowedNbt::read_lazy`]; they then write back
+    /// byte-identical); malformed Bedrock UTF-8 is converted lossily (U+FFFD). Call
+    /// [`check`](Self::check) first to refuse such strings.
     pub fn to_nbt_string(&self) -> NbtString {
         if self.utf8 {
             match mutf8::from_utf8_bytes(self.bytes) {
                 Some(b) => NbtString::from_mutf8(&b),
-                None => NbtString::default(),
+                None => {
+                    NbtString::from_mutf8(mutf8::from_str(&String::from_utf8_lossy(self.bytes)))
+                }
             }
         } else {
             NbtString::from_mutf8(self.bytes)
@@ -678,7 +769,7 @@ fn skip_n<F: Flavor, T>(
 /// path moves nothing but offsets in registers; the caller then re-reads the input with the
 /// owned reader, which applies the same checks in the same order and reports the precise error
 /// (offset, tag path). The sample and fuzz tests check that both accept and reject alike.
-struct Builder<'a, F> {
+struct Builder<'a, F, const CHECK: bool> {
     d: &'a [u8],
     p: usize,
     tape: Vec<Entry>,
@@ -777,12 +868,16 @@ fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
     mutf8::is_ascii(&d[start..start + len])
 }
 
-impl<'a, F: Flavor> Builder<'a, F> {
+impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
     fn run(data: &'a [u8], opts: &ReadOptions, all: bool) -> Result<BorrowedNbt<'a>> {
-        let mut b = Builder::<F> {
+        let mut b = Builder::<F, CHECK> {
             d: data,
             p: 0,
-            tape: Vec::with_capacity(data.len() / 48 + 4),
+            // About one entry per 48 input bytes on real files, but at most 84 up front
+            // (1008 bytes, which malloc serves from its per-thread cache): a file of a few
+            // long strings needs only a handful, and big files grow it a few times at little
+            // cost next to the pass.
+            tape: Vec::with_capacity((data.len() / 48 + 4).min(84)),
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             _f: std::marker::PhantomData,
@@ -804,6 +899,9 @@ impl<'a, F: Flavor> Builder<'a, F> {
             first,
             more,
             consumed: b.p,
+            opts: opts.clone(),
+            all,
+            checked: CHECK,
         })
     }
 
@@ -926,7 +1024,7 @@ impl<'a, F: Flavor> Builder<'a, F> {
         let start = self.p;
         let bytes = self.d.get(start..start + len)?;
         self.p += len;
-        if !ascii_at(self.d, start, len) && !self.check_str(bytes) {
+        if CHECK && !ascii_at(self.d, start, len) && !self.check_str(bytes) {
             return None;
         }
         Some((start as u32, len as u32))
@@ -1077,7 +1175,7 @@ impl<'a, F: Flavor> Builder<'a, F> {
             }
         };
         let end = skip_at(d, q, len)?;
-        if !ascii_at(d, q, len) && !self.check_str(&d[q..end]) {
+        if CHECK && !ascii_at(d, q, len) && !self.check_str(&d[q..end]) {
             return None;
         }
         Some(end)
