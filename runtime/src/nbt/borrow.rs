@@ -841,31 +841,10 @@ fn uvarint_at(d: &[u8], mut p: usize, max: u32) -> Option<(u64, usize)> {
     None
 }
 
-/// Whether `d[start..start + len]` is ASCII. Strings up to 64 bytes (names, ids) are checked in
-/// unaligned 8-byte words, the last one masked, when the input extends far enough past them;
-/// that beats a vector loop's setup and scalar tail for a handful of bytes.
+/// Whether `d[start..start + len]` is ASCII (masked words for short strings).
 #[inline(always)]
 fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
-    #[inline(always)]
-    fn word(d: &[u8], at: usize) -> u64 {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(&d[at..at + 8]);
-        u64::from_le_bytes(a)
-    }
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    if len <= 64 && start + len + 8 <= d.len() {
-        let mut acc = 0u64;
-        let mut i = 0;
-        while i + 8 <= len {
-            acc |= word(d, start + i);
-            i += 8;
-        }
-        if i < len {
-            acc |= word(d, start + i) & ((1u64 << ((len - i) * 8)) - 1);
-        }
-        return acc & HIGH == 0;
-    }
-    mutf8::is_ascii(&d[start..start + len])
+    mutf8::is_ascii_at(d, start, len)
 }
 
 impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {

@@ -186,9 +186,12 @@ pub(crate) fn read_str_bytes<'a, F: Flavor>(
 ) -> Result<std::borrow::Cow<'a, [u8]>> {
     let len = F::str_len(c)?;
     let start = c.pos;
+    let data = c.data;
     let bytes = c.take(len)?;
     if F::EDITION == Edition::Java {
-        mutf8::validate(bytes, lenient).map_err(|i| NbtError::bad_string(start + i))?;
+        if !mutf8::is_ascii_at(data, start, len) {
+            mutf8::validate_slow(bytes, lenient).map_err(|i| NbtError::bad_string(start + i))?;
+        }
         Ok(std::borrow::Cow::Borrowed(bytes))
     } else {
         mutf8::from_utf8_bytes(bytes).ok_or_else(|| {

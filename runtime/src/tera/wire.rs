@@ -412,10 +412,10 @@ impl<'a> Reader<'a> {
     pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
         self.check(offset, 2)?;
         let b = &self.buf[offset..];
-        let n =
-            super::utf16::terminator(b).ok_or_else(|| self.err(K::UnterminatedString, offset))?;
+        let scan = super::utf16::scan(b).ok_or_else(|| self.err(K::UnterminatedString, offset))?;
+        let n = scan.units;
         self.charge(2 * n + 2, offset)?;
-        let s = super::utf16::read(&b[..2 * n])
+        let s = super::utf16::read(&b[..2 * n], scan)
             .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))?;
         self.advance_to(offset + 2 * n + 2);
         Ok(s)
@@ -687,10 +687,7 @@ impl Writer {
     }
 
     fn units(&mut self, s: &str) {
-        let n = super::utf16::units_len(s);
-        let at = self.buf.len();
-        self.buf.resize(at + 2 * n + 2, 0);
-        super::utf16::write(s, &mut self.buf[at..at + 2 * n]);
+        super::utf16::append(s, &mut self.buf);
     }
 
     /// Writes a string here and points its slot at it.
