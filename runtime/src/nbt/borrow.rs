@@ -10,6 +10,21 @@
 //! arrays as [`ArrayRef`] slices. Nothing is copied; the only allocation is the tape, which is
 //! why the pass runs at several GB/s on real files.
 //!
+//! Two modes, decided by what a zero-copy reader is for:
+//!
+//! * [`BorrowedNbt::read`] / [`BorrowedNbt::read_all`] check string contents too (Modified
+//!   UTF-8 for Java, UTF-8 for Bedrock), so they accept exactly what the owned reader accepts
+//!   (the sample, corruption and fuzz tests hold them to that).
+//! * [`BorrowedNbt::read_lazy`] / [`BorrowedNbt::read_all_lazy`] check everything *but* string
+//!   contents, which stay raw slices until they are decoded. This is simdnbt's borrowed contract:
+//!   a file made of long strings (`servers.dat`: base64 icons) is read without touching them, in
+//!   time that depends on the number of tags, not bytes. A bad string shows up where it is used:
+//!   [`StrRef::check`] returns [`NbtError::InvalidString`] with its input offset,
+//!   [`StrRef::to_str`] returns `None`, and [`BorrowedNbt::validate_strings`] /
+//!   [`BorrowedNbt::try_to_owned_roots`] check the whole document with the owned reader's error
+//!   (offset and tag path). [`BorrowedNbt::to_owned_roots`] does not check: Java bytes are kept
+//!   as they are (they write back byte-identical), malformed Bedrock UTF-8 becomes U+FFFD.
+//!
 //! Inputs are limited to 4 GiB (offsets are `u32`); [`NbtError::InputTooLarge`] otherwise.
 
 use std::borrow::Cow;
@@ -102,10 +117,10 @@ impl<'a> BorrowedNbt<'a> {
         Self::build(data, opts, true, false)
     }
 
-    /// Checks every string as [`read`](Self::read) does; after `Ok`, a [`read_lazy`]
-    /// (Self::read_lazy) document is one that [`read`](Self::read) would have accepted. The
-    /// error is the owned reader's (offset and tag path of the first bad string). Documents
-    /// from [`read`](Self::read) pass at once.
+    /// Checks every string as [`read`](Self::read) does; after `Ok`, a
+    /// [`read_lazy`](Self::read_lazy) document is one that [`read`](Self::read) would have
+    /// accepted. The error is the owned reader's (offset and tag path of the first bad
+    /// string). Documents from [`read`](Self::read) pass at once.
     pub fn validate_strings(&self) -> Result<()> {
         if self.checked {
             return Ok(());
@@ -113,8 +128,8 @@ impl<'a> BorrowedNbt<'a> {
         Self::build(&self.data[..self.consumed], &self.opts, self.all, true).map(|_| ())
     }
 
-    /// [`validate_strings`](Self::validate_strings), then [`to_owned_roots`]
-    /// (Self::to_owned_roots): the owned tree only if every string is valid.
+    /// [`validate_strings`](Self::validate_strings), then
+    /// [`to_owned_roots`](Self::to_owned_roots): the owned tree only if every string is valid.
     pub fn try_to_owned_roots(&self) -> Result<Vec<Nbt>> {
         self.validate_strings()?;
         Ok(self.to_owned_roots())
