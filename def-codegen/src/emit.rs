@@ -257,10 +257,10 @@ impl Gen<'_> {
             let sub_ty = format!("{ty}{}", naming::pascal(&m.name));
             let fty = match &m.kind {
                 MemberKind::Scalar(s) => scalar_ty(&rt, *s),
-                MemberKind::String => quote!(#rt::__private::String),
+                MemberKind::String => quote!(#rt::TeraString),
                 MemberKind::Bytes => quote!(#rt::__private::Vec<u8>),
                 MemberKind::ArrayOf(ElemType::String) => {
-                    quote!(#rt::__private::Vec<#rt::__private::String>)
+                    quote!(#rt::__private::Vec<#rt::TeraString>)
                 }
                 MemberKind::ArrayOf(ElemType::Scalar(s)) => {
                     let t = scalar_ty(&rt, *s);

@@ -18,7 +18,7 @@ fn dynamic(file: &str) -> Definition {
 #[test]
 fn packet_over_65535_bytes() {
     let p = IFixedAfterVar {
-        command: "x".repeat(40_000),
+        command: "x".repeat(40_000).into(),
         ..Default::default()
     };
     assert_eq!(

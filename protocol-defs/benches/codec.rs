@@ -2,7 +2,10 @@
 //! codec; and the same over the largest packets. Packets/s for the whole set, bytes/s for the
 //! largest (criterion prints both as throughput).
 //!
-//! `cargo bench -p protocol-defs --bench codec`
+//! `cargo bench -p protocol-defs --bench codec` (the system allocator, glibc's malloc) and
+//! `--bench codec_mimalloc` (the same with mimalloc as the global allocator: decoding allocates
+//! for every string that does not fit inline and every array, so the allocator is part of the
+//! figure, and a proxy is free to choose a fast one).
 //!
 //! The packets lie one after another in one buffer, as they come off a connection, in the order
 //! of the vectors file; the decoded values each test encodes are made in one pass after loading,
@@ -11,166 +14,15 @@
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time, so that
 //! other work on the machine does not count against us.
 
-use std::path::PathBuf;
+mod common;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use def_runtime::Options;
-use def_runtime::tera::DynPacket;
-use def_runtime::tera::dynamic::{Definition as Dynamic, Missing};
-use serde_json::Value;
-
-struct Vector {
-    def: &'static protocol_defs::Definition,
-    dynamic: usize,
-    /// The packet's place in the stream.
-    range: std::ops::Range<usize>,
-    opts: Options,
-    json: Value,
-    typed: Box<dyn DynPacket>,
-    opcode: u16,
+fn bench(c: &mut criterion::Criterion<common::CpuTime>) {
+    common::bench(c, "system");
 }
 
-fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
-    let shared = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let defs = std::env::var_os("TERA_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| shared.join("tera-data"))
-        .join("definitions");
-    let text = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl"))
-        .expect("public vectors (set WIRE_SHARED_DIR)");
-    let mut dynamics = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let mut out = Vec::new();
-    let mut stream = Vec::new();
-    let mut pending = Vec::new();
-    for line in text.lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        let file = v["def"].as_str().unwrap().to_string();
-        let def = protocol_defs::definition(&file).expect("built with the corpus");
-        let dynamic = *index.entry(file.clone()).or_insert_with(|| {
-            dynamics
-                .push(Dynamic::from_file(&defs.join(&file), def_parser::Mode::Compatible).unwrap());
-            dynamics.len() - 1
-        });
-        let hex = v["hex"].as_str().unwrap();
-        let bytes: Vec<u8> = (0..hex.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-            .collect();
-        let opts = Options::new().padding(v["padding"].as_bool().unwrap());
-        let start = stream.len();
-        stream.extend_from_slice(&bytes);
-        pending.push((def, dynamic, start..stream.len(), opts, v["object"].clone()));
-    }
-    for (def, dynamic, range, opts, json) in pending {
-        let bytes = &stream[range.clone()];
-        out.push(Vector {
-            def,
-            dynamic,
-            typed: (def.decode)(bytes, opts).unwrap(),
-            opcode: u16::from_le_bytes([bytes[2], bytes[3]]),
-            range,
-            opts,
-            json,
-        });
-    }
-    (stream, out, dynamics)
-}
-
-fn bench(c: &mut Criterion<CpuTime>) {
-    let (stream, all, dynamics) = load();
-    let mut largest: Vec<&Vector> = all.iter().collect();
-    largest.sort_by_key(|v| std::cmp::Reverse(v.range.len()));
-    largest.truncate(100);
-    let sets: [(&str, Vec<&Vector>); 2] = [("all", all.iter().collect()), ("largest100", largest)];
-    for (name, set) in sets {
-        let bytes: usize = set.iter().map(|v| v.range.len()).sum();
-        for (unit, tp) in [
-            ("packets", Throughput::Elements(set.len() as u64)),
-            ("bytes", Throughput::Bytes(bytes as u64)),
-        ] {
-            let mut g = c.benchmark_group(format!("{name}/{unit}"));
-            g.throughput(tp);
-            g.bench_function("generated/decode", |b| {
-                b.iter(|| {
-                    for v in &set {
-                        (v.def.validate)(&stream[v.range.clone()], v.opts).unwrap();
-                    }
-                })
-            });
-            let mut buf = Vec::with_capacity(70_000);
-            g.bench_function("generated/encode", |b| {
-                b.iter(|| {
-                    for v in &set {
-                        buf.clear();
-                        v.typed.encode_into(v.opcode, v.opts, &mut buf).unwrap();
-                    }
-                })
-            });
-            g.bench_function("dynamic/decode", |b| {
-                b.iter(|| {
-                    for v in &set {
-                        dynamics[v.dynamic].decode(&stream[v.range.clone()], v.opts).unwrap();
-                    }
-                })
-            });
-            g.bench_function("dynamic/encode", |b| {
-                b.iter(|| {
-                    for v in &set {
-                        dynamics[v.dynamic]
-                            .encode(&v.json, v.opcode, v.opts, Missing::Error)
-                            .unwrap();
-                    }
-                })
-            });
-            g.finish();
-        }
-    }
-}
-
-/// Criterion measurement by the thread's CPU time.
-struct CpuTime;
-
-fn thread_cpu() -> std::time::Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the pointer it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-impl criterion::measurement::Measurement for CpuTime {
-    type Intermediate = std::time::Duration;
-    type Value = std::time::Duration;
-    fn start(&self) -> Self::Intermediate {
-        thread_cpu()
-    }
-    fn end(&self, i: Self::Intermediate) -> Self::Value {
-        thread_cpu() - i
-    }
-    fn add(&self, v1: &Self::Value, v2: &Self::Value) -> Self::Value {
-        *v1 + *v2
-    }
-    fn zero(&self) -> Self::Value {
-        std::time::Duration::ZERO
-    }
-    fn to_f64(&self, v: &Self::Value) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn criterion::measurement::ValueFormatter {
-        // Same unit as wall time (nanoseconds), so criterion's duration formatting fits.
-        static WALL: criterion::measurement::WallTime = criterion::measurement::WallTime;
-        criterion::measurement::Measurement::formatter(&WALL)
-    }
-}
-
-criterion_group! {
+criterion::criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).with_measurement(CpuTime);
+    config = common::config();
     targets = bench
 }
-criterion_main!(benches);
+criterion::criterion_main!(benches);

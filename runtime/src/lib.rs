@@ -13,8 +13,13 @@ extern crate alloc;
 pub mod tera;
 
 pub use tera::{
-    Angle, Customize, DecodeError, EncodeError, Options, Packet, SkillId, SkillId32, Vec3, Vec3fa,
+    Angle, Customize, DecodeError, EncodeError, Options, Packet, SkillId, SkillId32, TeraString,
+    Vec3, Vec3fa,
 };
+
+/// The small-string crate behind [`TeraString`], re-exported so that its API (and version) is at
+/// hand.
+pub use compact_str;
 
 /// What generated code calls; not a public API.
 #[doc(hidden)]

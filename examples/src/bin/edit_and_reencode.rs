@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut packet = CChatExample::decode(&bytes, opts)?;
     println!("before: {}  {:?}", hex::encode(&bytes), packet.message);
-    packet.message = message;
+    packet.message = message.into();
     // Lengths and offsets are recomputed: the packet grows or shrinks with the string.
     let out = packet.encode(opcode, opts)?;
     println!("after:  {}  {:?}", hex::encode(&out), packet.message);

@@ -282,7 +282,7 @@ fn decode_var(
     let member = level.slot_member(slot);
     let named = |e: DecodeError| e.in_field(level.slot_name(slot));
     let v = match &member.kind {
-        MemberKind::String => Value::String(r.string(meta).map_err(named)?),
+        MemberKind::String => Value::String(r.string_at(meta.offset as usize).map_err(named)?),
         MemberKind::Bytes => Value::String(to_hex(&r.bytes(meta).map_err(named)?)),
         MemberKind::Array(elem) => {
             let mut out = Vec::new();
@@ -297,7 +297,7 @@ fn decode_var(
             r.array_of_strings(meta)
                 .map_err(named)?
                 .into_iter()
-                .map(Value::String)
+                .map(|s| Value::String(s.into_string()))
                 .collect(),
         ),
         MemberKind::ArrayOf(ElemType::Scalar(ty)) => {

@@ -2,7 +2,7 @@
 //!
 //! * [`wire`]: the reader and writer, with the layout rules of LAYOUT.md;
 //! * [`values`]: `Angle`, `Vec3`, `Vec3fa`, `SkillId`, `SkillId32`, `Customize`;
-//! * [`Packet`]: a whole message, header included;
+//! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
 //! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON.
 
@@ -22,3 +22,12 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 pub use wire::{Level, Options};
+
+/// The type of `string` fields in generated packets: a [`compact_str::CompactString`], which
+/// keeps strings of up to 24 bytes inline (no heap allocation) and derefs to `&str`.
+///
+/// Decoding allocated once per string with `String`; most strings of real packets (names,
+/// short texts) fit inline, and decoding them is then allocation-free. It converts from `&str`
+/// and `String` with `.into()`, compares with `&str` and `String`, and gives its `String` back
+/// with `into_string()`.
+pub type TeraString = compact_str::CompactString;

@@ -153,24 +153,48 @@ fn unit(b: &[u8], i: usize) -> u16 {
 /// Reads the UTF-16LE `units` that `scan` measured (an even number of bytes, no terminator) into
 /// a string; `Err` holds the first unpaired surrogate.
 pub fn read(units: &[u8], scan: Scan) -> Result<String, u16> {
-    let n = units.len() / 2;
-    debug_assert_eq!(n, scan.units);
     if scan.surrogates {
         return read_with_surrogates(units);
     }
-    if scan.utf8_len == n {
+    let mut out: Vec<u8> = alloc::vec![0; scan.utf8_len + 3];
+    transcode(units, scan, &mut out);
+    out.truncate(scan.utf8_len);
+    // SAFETY: `transcode` wrote the UTF-8 of `units` into the first `utf8_len` bytes.
+    Ok(unsafe { String::from_utf8_unchecked(out) })
+}
+
+/// [`read`] into a [`TeraString`](super::TeraString): strings that fit inline (24 bytes) are
+/// transcoded on the stack and never touch the heap.
+pub fn read_compact(units: &[u8], scan: Scan) -> Result<super::TeraString, u16> {
+    const INLINE: usize = core::mem::size_of::<super::TeraString>();
+    if scan.surrogates || scan.utf8_len > INLINE {
+        return read(units, scan).map(super::TeraString::from);
+    }
+    let mut out = [0u8; INLINE + 3];
+    transcode(units, scan, &mut out);
+    // SAFETY: `transcode` wrote the UTF-8 of `units` into the first `utf8_len` bytes.
+    let text = unsafe { core::str::from_utf8_unchecked(&out[..scan.utf8_len]) };
+    Ok(super::TeraString::new(text))
+}
+
+/// Writes the UTF-8 of surrogate-free `units` into `out[..scan.utf8_len]`; `out` has three bytes
+/// more than that (slack for the last character's 4-byte write).
+#[inline(always)]
+fn transcode(units: &[u8], scan: Scan, out: &mut [u8]) {
+    debug_assert_eq!(units.len() / 2, scan.units);
+    debug_assert!(!scan.surrogates && out.len() >= scan.utf8_len + 3);
+    if scan.utf8_len == scan.units {
         // ASCII: one byte per unit.
-        let out: Vec<u8> = units.chunks_exact(2).map(|c| c[0]).collect();
-        // SAFETY: every byte is below 0x80 (a unit is counted as one byte only when it is).
-        return Ok(unsafe { String::from_utf8_unchecked(out) });
+        for (o, c) in out.iter_mut().zip(units.chunks_exact(2)) {
+            *o = c[0];
+        }
+        return;
     }
     // Below U+10000 without surrogates every unit is one character of 1, 2 or 3 bytes. The text
     // of real packets mixes the three sizes from one character to the next, so a branch per
     // size mispredicted on most characters; instead each character's three encodings are made
-    // and one is chosen by mask, written as four bytes (three of slack at the end), and the
-    // write position advances by its length.
-    let len = scan.utf8_len;
-    let mut out: Vec<u8> = alloc::vec![0; len + 3];
+    // and one is chosen by mask, written as four bytes, and the write position advances by its
+    // length.
     let mut o = 0;
     for c in units.chunks_exact(2) {
         let u = u16::from_le_bytes([c[0], c[1]]) as u32;
@@ -183,14 +207,11 @@ pub fn read(units: &[u8], scan: Scan) -> Result<String, u16> {
         out[o..o + 4].copy_from_slice(&w.to_le_bytes());
         o += 1 + (u >= 0x80) as usize + (u >= 0x800) as usize;
     }
-    debug_assert_eq!(o, len);
-    out.truncate(len);
-    debug_assert!(core::str::from_utf8(&out).is_ok());
-    // SAFETY: each unit is below U+10000 and not a surrogate (`scan.surrogates` is false), so it
-    // is one scalar value; the chosen word holds its 1-, 2- or 3-byte UTF-8 form in its low
-    // bytes, and the next character's write starts right after those bytes. After the last
-    // character `o == len`, and the bytes past `len` (slack, or partial words) are cut off.
-    Ok(unsafe { String::from_utf8_unchecked(out) })
+    debug_assert_eq!(o, scan.utf8_len);
+    // Each unit is below U+10000 and not a surrogate, so it is one scalar value; the chosen word
+    // holds its 1-, 2- or 3-byte UTF-8 form in its low bytes, and the next character's write
+    // starts right after those bytes: `out[..utf8_len]` is the UTF-8 of `units`.
+    debug_assert!(core::str::from_utf8(&out[..o]).is_ok());
 }
 
 /// The general case: surrogate pairs become 4-byte characters; a lone surrogate is an error.
@@ -287,10 +308,16 @@ mod tests {
         }
     }
 
+    /// Reads through both fronts, which must agree.
     fn read_all(b: &[u8]) -> Result<String, u16> {
         let mut z = b.to_vec();
         z.extend_from_slice(&[0, 0]);
-        read(b, scan(&z).unwrap())
+        let sc = scan(&z).unwrap();
+        let compact = read_compact(b, sc);
+        let s = read(b, sc);
+        assert_eq!(s.as_deref().ok(), compact.as_ref().ok().map(|c| c.as_str()));
+        assert_eq!(s.as_ref().err(), compact.as_ref().err());
+        s
     }
 
     #[test]
@@ -301,8 +328,12 @@ mod tests {
         assert_eq!(out[..out.len() - 2], le(&all));
         assert_eq!(read_all(&le(&all)).unwrap(), all);
         for c in (1..0x10000u32).filter_map(char::from_u32) {
-            let s = format!("a{c}\u{7ff}b");
-            assert_eq!(read_all(&le(&s)).unwrap(), s);
+            for s in [
+                format!("a{c}\u{7ff}b"),
+                format!("{c}{c}{c}{c}{c}{c}{c}{c}x"),
+            ] {
+                assert_eq!(read_all(&le(&s)).unwrap(), s);
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::TeraString;
 use super::error::{DecodeError, DecodeErrorKind as K, EncodeError};
 use super::values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 
@@ -408,23 +409,36 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// Reads a string at `offset` (UTF-16LE up to a 0 unit).
-    pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
+    /// Finds the string at `offset` (UTF-16LE up to a 0 unit): its units and their scan.
+    #[inline(always)]
+    fn units_at(&mut self, offset: usize) -> Result<(&'a [u8], super::utf16::Scan), DecodeError> {
         self.check(offset, 2)?;
-        let b = &self.buf[offset..];
+        let buf: &'a [u8] = self.buf;
+        let b = &buf[offset..];
         let scan = super::utf16::scan(b).ok_or_else(|| self.err(K::UnterminatedString, offset))?;
         let n = scan.units;
         self.charge(2 * n + 2, offset)?;
-        let s = super::utf16::read(&b[..2 * n], scan)
-            .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))?;
         self.advance_to(offset + 2 * n + 2);
-        Ok(s)
+        Ok((&b[..2 * n], scan))
+    }
+
+    /// Reads a string at `offset` as a `String` (the dynamic codec's form).
+    pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
+        let (units, scan) = self.units_at(offset)?;
+        super::utf16::read(units, scan).map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
     }
 
     /// Reads the string of `meta`.
     #[inline]
-    pub fn string(&mut self, meta: Meta) -> Result<String, DecodeError> {
-        self.string_at(meta.offset as usize)
+    pub fn string(&mut self, meta: Meta) -> Result<TeraString, DecodeError> {
+        self.text_at(meta.offset as usize)
+    }
+
+    /// Reads a string at `offset`.
+    pub fn text_at(&mut self, offset: usize) -> Result<TeraString, DecodeError> {
+        let (units, scan) = self.units_at(offset)?;
+        super::utf16::read_compact(units, scan)
+            .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
     }
 
     /// Reads the bytes of `meta`.
@@ -543,7 +557,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an `array<string>`: each element holds the offset of its text.
-    pub fn array_of_strings(&mut self, meta: Meta) -> Result<Vec<String>, DecodeError> {
+    pub fn array_of_strings(&mut self, meta: Meta) -> Result<Vec<TeraString>, DecodeError> {
         let mut v = Vec::new();
         self.chain(meta, 8, |r, _| {
             let pos = r.pos;
@@ -558,7 +572,7 @@ impl<'a> Reader<'a> {
             })?;
             let offset = u16::read(b) as usize;
             r.advance_to(pos + 2);
-            v.push(r.string_at(offset)?);
+            v.push(r.text_at(offset)?);
             Ok(())
         })
         .map(|_| v)

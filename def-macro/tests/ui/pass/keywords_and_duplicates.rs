@@ -15,7 +15,7 @@ fn main() {
     let k = s_keywords::SKeywords {
         r#type: 5,
         self_: -1,
-        r#continue: "hi".to_string(),
+        r#continue: "hi".into(),
     };
     // header: length 15, opcode 1; meta: offset of `continue` = 9; type 5; self -1;
     // "hi" as UTF-16LE and the terminator at 9.
