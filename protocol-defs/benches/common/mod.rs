@@ -162,5 +162,7 @@ impl criterion::measurement::Measurement for CpuTime {
 
 /// Criterion as both benchmarks run it: 20 samples, thread CPU time.
 pub fn config() -> Criterion<CpuTime> {
-    Criterion::default().sample_size(20).with_measurement(CpuTime)
+    Criterion::default()
+        .sample_size(20)
+        .with_measurement(CpuTime)
 }
