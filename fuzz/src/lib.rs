@@ -237,7 +237,7 @@ pub fn check_godot(data: &[u8]) {
     );
 }
 
-/// Binary NBT in every flavour and root form: owned and borrowed readers never panic and agree;
+/// Binary NBT in every flavour and root form: owned, borrowed and lazy readers never panic and agree;
 /// what reads writes back byte-identical (Java, Bedrock), or canonically (Bedrock network).
 pub fn check_nbt(data: &[u8]) {
     use def_runtime::nbt::borrow::BorrowedNbt;
@@ -290,6 +290,22 @@ pub fn check_nbt(data: &[u8]) {
             owned.as_ref().err(),
             borrowed.as_ref().err()
         ),
+    }
+    // The lazy zero-copy reader checks everything but string contents: it accepts what `read`
+    // accepts, and with `validate_strings` exactly that.
+    let lazy = BorrowedNbt::read_lazy(bytes, &opts);
+    match (&borrowed, &lazy) {
+        (Ok(b), Ok(l)) => {
+            assert_eq!(l.consumed(), b.consumed(), "lazy reader consumed another length");
+            assert!(l.validate_strings().is_ok(), "lazy reader's strings fail a check");
+            assert_eq!(l.to_owned_roots(), b.to_owned_roots(), "lazy reader disagrees");
+        }
+        (Ok(_), Err(e)) => panic!("the lazy reader refuses what read accepts: {e}"),
+        (Err(_), Ok(l)) => assert!(
+            l.validate_strings().is_err(),
+            "read_lazy + validate_strings accepts what read refuses"
+        ),
+        (Err(_), Err(_)) => {}
     }
 }
 
