@@ -98,7 +98,6 @@ struct Gen<'a> {
     o: &'a EmitOptions,
     rt: TokenStream,
     items: Vec<TokenStream>,
-    packet_name: String,
 }
 
 /// Rust type of a scalar.
@@ -439,7 +438,7 @@ impl Gen<'_> {
                 }
             }
         }
-        let construct = self.construct(&level.members, ty, &names, &[]);
+        let construct = self.construct(&level.members, ty, &names);
         let is_fixed = level.is_fixed_size();
         let len_expr = if is_fixed {
             quote!(#fixed_size)
@@ -526,13 +525,7 @@ impl Gen<'_> {
     }
 
     /// `Type { field: local, obj: ObjType { ... } }`
-    fn construct(
-        &self,
-        members: &[Member],
-        ty: &str,
-        names: &Names,
-        _prefix: &[usize],
-    ) -> TokenStream {
+    fn construct(&self, members: &[Member], ty: &str, names: &Names) -> TokenStream {
         let idents = member_idents(members);
         let name = format_ident!("{}", ty);
         let mut fields = Vec::new();
@@ -541,7 +534,7 @@ impl Gen<'_> {
             match &m.kind {
                 MemberKind::Object(inner) => {
                     let sub = format!("{ty}{}", naming::pascal(&m.name));
-                    let v = self.construct(inner, &sub, names, &[]);
+                    let v = self.construct(inner, &sub, names);
                     fields.push(quote!(#id: #v));
                 }
                 _ => {
@@ -570,7 +563,6 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> TokenStream {
         o,
         rt: rt.clone(),
         items: Vec::new(),
-        packet_name: pname.clone(),
     };
     let mut doc = vec![format!(" `{pname}` version {version}, from `{file_name}`.")];
     if let Some(r) = &layout.patch_range {
@@ -589,7 +581,6 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> TokenStream {
     g.level(&layout.root, &ty, &pname, doc);
     let name = format_ident!("{}", ty);
     let version_lit = Literal::u32_unsuffixed(version);
-    let _ = &g.packet_name;
     let items = g.items;
     quote! {
         #(#items)*

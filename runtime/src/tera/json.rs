@@ -78,57 +78,32 @@ struct SkillParts {
     reserved: u32,
 }
 
-impl Serialize for SkillId {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        SkillParts {
-            id: self.id(),
-            hunting_zone_id: self.hunting_zone_id(),
-            kind: self.kind(),
-            npc: self.npc(),
-            reserved: self.reserved(),
+/// `SkillId` and `SkillId32` have the same parts (different widths on the wire), so the same
+/// JSON object.
+macro_rules! skill_serde {
+    ($($t:ident),*) => {$(
+        impl Serialize for $t {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                SkillParts {
+                    id: self.id(),
+                    hunting_zone_id: self.hunting_zone_id(),
+                    kind: self.kind(),
+                    npc: self.npc(),
+                    reserved: self.reserved(),
+                }
+                .serialize(s)
+            }
         }
-        .serialize(s)
-    }
-}
 
-impl<'de> Deserialize<'de> for SkillId {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let p = SkillParts::deserialize(d)?;
-        Ok(SkillId::from_parts(
-            p.id,
-            p.hunting_zone_id,
-            p.kind,
-            p.npc,
-            p.reserved,
-        ))
-    }
-}
-
-impl Serialize for SkillId32 {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        SkillParts {
-            id: self.id(),
-            hunting_zone_id: self.hunting_zone_id(),
-            kind: self.kind(),
-            npc: self.npc(),
-            reserved: self.reserved(),
+        impl<'de> Deserialize<'de> for $t {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let p = SkillParts::deserialize(d)?;
+                Ok($t::from_parts(p.id, p.hunting_zone_id, p.kind, p.npc, p.reserved))
+            }
         }
-        .serialize(s)
-    }
+    )*};
 }
-
-impl<'de> Deserialize<'de> for SkillId32 {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let p = SkillParts::deserialize(d)?;
-        Ok(SkillId32::from_parts(
-            p.id,
-            p.hunting_zone_id,
-            p.kind,
-            p.npc,
-            p.reserved,
-        ))
-    }
-}
+skill_serde!(SkillId, SkillId32);
 
 const CUSTOMIZE_KEYS: [&str; 8] = [
     "unk",

@@ -62,41 +62,29 @@ impl Fixed for Angle {
     }
 }
 
-impl Fixed for Vec3 {
-    const SIZE: usize = 12;
-    #[inline(always)]
-    fn read(b: &[u8]) -> Self {
-        Vec3 {
-            x: f32::read(b),
-            y: f32::read(&b[4..]),
-            z: f32::read(&b[8..]),
+/// `Vec3` and `Vec3fa` are both three `f32`s on the wire (they differ in their JSON form).
+macro_rules! vec3_fixed {
+    ($($t:ident),*) => {$(
+        impl Fixed for $t {
+            const SIZE: usize = 12;
+            #[inline(always)]
+            fn read(b: &[u8]) -> Self {
+                $t {
+                    x: f32::read(b),
+                    y: f32::read(&b[4..]),
+                    z: f32::read(&b[8..]),
+                }
+            }
+            #[inline(always)]
+            fn write(&self, b: &mut [u8]) {
+                self.x.write(b);
+                self.y.write(&mut b[4..]);
+                self.z.write(&mut b[8..]);
+            }
         }
-    }
-    #[inline(always)]
-    fn write(&self, b: &mut [u8]) {
-        self.x.write(b);
-        self.y.write(&mut b[4..]);
-        self.z.write(&mut b[8..]);
-    }
+    )*};
 }
-
-impl Fixed for Vec3fa {
-    const SIZE: usize = 12;
-    #[inline(always)]
-    fn read(b: &[u8]) -> Self {
-        Vec3fa {
-            x: f32::read(b),
-            y: f32::read(&b[4..]),
-            z: f32::read(&b[8..]),
-        }
-    }
-    #[inline(always)]
-    fn write(&self, b: &mut [u8]) {
-        self.x.write(b);
-        self.y.write(&mut b[4..]);
-        self.z.write(&mut b[8..]);
-    }
-}
+vec3_fixed!(Vec3, Vec3fa);
 
 impl Fixed for SkillId {
     const SIZE: usize = 8;
