@@ -3,7 +3,7 @@
 //! configurable limits, and malformed (Modified) UTF-8. Figures in docs/reliability.md.
 #![cfg(feature = "nbt")]
 
-use def_runtime::nbt::borrow::BorrowedNbt;
+use def_runtime::nbt::borrow::{BorrowedNbt, StrRef, TagRef};
 use def_runtime::nbt::{
     Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtFile, ReadOptions, RootForm,
     compress, read_root,
@@ -229,6 +229,17 @@ fn gzip_bomb_stops_at_the_configured_limit() {
 }
 
 /// A Java or Bedrock root holding one string entry of raw bytes `s`.
+/// The first entry of a document whose root is a compound.
+fn first_entry<'d, 'a>(doc: &'d BorrowedNbt<'a>) -> (StrRef<'a>, TagRef<'d, 'a>) {
+    doc.root()
+        .value
+        .as_compound()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap()
+}
+
 fn string_nbt(ed: Edition, s: &[u8]) -> Vec<u8> {
     let mut v = root(ed, RootForm::Named);
     v.extend(entry(ed, 8));
@@ -295,14 +306,7 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
         let owned = read_root(&data, &o).map(|_| ()).unwrap_err();
         let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
         assert_eq!(doc.consumed(), data.len());
-        let (key, value) = doc
-            .root()
-            .value
-            .as_compound()
-            .unwrap()
-            .iter()
-            .next()
-            .unwrap();
+        let (key, value) = first_entry(&doc);
         assert!(key.check().is_ok());
         let s = value.as_str_ref().unwrap();
         assert_eq!(s.as_bytes(), bad);
@@ -327,14 +331,7 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
     let data = string_nbt(Edition::Java, "\u{1F600}".as_bytes());
     let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
     assert!(doc.validate_strings().is_ok());
-    let (_, v) = doc
-        .root()
-        .value
-        .as_compound()
-        .unwrap()
-        .iter()
-        .next()
-        .unwrap();
+    let (_, v) = first_entry(&doc);
     assert!(v.as_str_ref().unwrap().check().is_ok());
     assert_eq!(
         doc.try_to_owned_roots().unwrap(),
