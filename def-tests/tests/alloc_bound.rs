@@ -2,38 +2,14 @@
 //! `runtime/tests/alloc_bound.rs`): decoding hostile packets allocates at most a small multiple
 //! of the packet's size. Multiples are stated in docs/reliability.md.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "../../runtime/tests/support/counting.rs"]
+mod counting;
 
+use counting::serial;
 use def_runtime::tera::dynamic::{Definition, Missing};
 use def_runtime::{Options, Packet};
 use def_tests::c_every_type::v1::CEveryType;
 use serde_json::{Value, json};
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: forwards to the system allocator and only adds bookkeeping.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
 
 /// Generated types: a struct per element (`CEveryType` entries are 96 bytes for 22 of wire).
 const GENERATED_MULTIPLE: usize = 16;
@@ -41,12 +17,8 @@ const GENERATED_MULTIPLE: usize = 16;
 const GENERATED_ALIASED_MULTIPLE: usize = 4 * GENERATED_MULTIPLE;
 
 fn bounded(case: &str, b: &[u8], multiple: usize) {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let r = CEveryType::decode(b, Options::new());
-    drop(r);
-    let peak = PEAK.load(Ordering::Relaxed) - base;
+    let _g = serial();
+    let peak = counting::measure(|| drop(CEveryType::decode(b, Options::new()))).peak;
     eprintln!(
         "generated {case:44} input {:>6} B  peak {peak:>8} B ({:.1}x)",
         b.len(),

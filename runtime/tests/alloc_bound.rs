@@ -8,50 +8,14 @@
 //! test in `def-tests/tests/alloc_bound.rs`.
 #![cfg(all(feature = "dynamic", feature = "godot", feature = "nbt"))]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "support/counting.rs"]
+mod counting;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-/// The counters are global: one measurement at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: forwards to the system allocator and only adds bookkeeping.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        TOTAL.fetch_add(l.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+use counting::serial;
 
 /// Runs `f` (a decode whose result it drops; hold [`serial`]) and checks peak ≤ `multiple` × `len` + 64 KiB.
-/// Every test holds this for its whole run, so that no other test allocates while it measures.
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 fn bounded(format: &str, case: &str, len: usize, multiple: usize, f: impl FnOnce()) {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let total0 = TOTAL.load(Ordering::Relaxed);
-    f();
-    let peak = PEAK.load(Ordering::Relaxed) - base;
-    let total = TOTAL.load(Ordering::Relaxed) - total0;
+    let counting::Usage { peak, total } = counting::measure(f);
     eprintln!(
         "{format:8} {case:42} input {len:>8} B  peak {peak:>9} B ({:>6.1}x)  total {total:>9} B ({:>6.1}x)",
         peak as f64 / len as f64,

@@ -2,36 +2,11 @@
 //! tiny elements) never allocates more than a small multiple of the input size.
 #![cfg(feature = "godot")]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "support/counting.rs"]
+mod counting;
 
+use counting::serial;
 use def_runtime::godot::*;
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests measure one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
-            PEAK.fetch_max(now, Ordering::SeqCst);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// Peak bytes allocated (above what was live before) while decoding `input` in every mode.
 fn peak_during_decode(input: &[u8]) -> usize {
@@ -39,11 +14,7 @@ fn peak_during_decode(input: &[u8]) -> usize {
     for version in [Version::Godot3, Version::Godot4] {
         for allow in [false, true] {
             let opts = DecodeOptions::new(version).allow_objects(allow);
-            let base = LIVE.load(Ordering::SeqCst);
-            PEAK.store(base, Ordering::SeqCst);
-            let r = decode(input, &opts);
-            let peak = PEAK.load(Ordering::SeqCst) - base;
-            drop(r);
+            let peak = counting::measure(|| drop(decode(input, &opts))).peak;
             worst = worst.max(peak);
         }
     }
@@ -60,7 +31,7 @@ fn repeat(unit: &[u8], n: usize) -> Vec<u8> {
 
 #[test]
 fn decode_memory_is_bounded_by_input_size() {
-    let _serial = SERIAL.lock().unwrap();
+    let _serial = serial();
     let mut cases: Vec<(&str, Vec<u8>)> = vec![
         // Counts announcing 2^31 elements with almost nothing behind them.
         ("array count 2^31-1", words(&[0x13, 0x7fff_ffff, 0])),

@@ -1,44 +1,16 @@
 //! Allocation guard: reading hostile input never allocates more than a small multiple of the
 //! input size (a counting global allocator tracks the peak of live bytes).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "support/counting.rs"]
+mod counting;
 
+use counting::serial;
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::{Edition, ReadOptions, read_root};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-/// Tests in this file share the counters: run them one at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-// SAFETY: forwards to the system allocator and only adds bookkeeping.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
-
 /// Peak extra bytes allocated while running `f`.
 fn peak_during(f: impl FnOnce()) -> usize {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    f();
-    PEAK.load(Ordering::Relaxed) - base
+    counting::measure(f).peak
 }
 
 fn hostile_inputs() -> Vec<Vec<u8>> {
@@ -67,7 +39,7 @@ fn hostile_inputs() -> Vec<Vec<u8>> {
 
 #[test]
 fn hostile_lengths_allocate_little() {
-    let _g = SERIAL.lock().unwrap();
+    let _g = serial();
     for data in hostile_inputs() {
         for ed in [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork] {
             let o = ReadOptions::new(ed);
@@ -86,7 +58,7 @@ fn hostile_lengths_allocate_little() {
 
 #[test]
 fn valid_input_allocates_a_small_multiple() {
-    let _g = SERIAL.lock().unwrap();
+    let _g = serial();
     // 10 000 small compounds in a list: the tree is the allocation.
     let mut data = vec![10, 0, 0, 9, 0, 1, b'l', 10, 0, 0, 0x27, 0x10];
     for i in 0..10_000u32 {

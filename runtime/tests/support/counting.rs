@@ -1,0 +1,62 @@
+//! A counting global allocator for the allocation-bound tests (included with `#[path]` by the
+//! tests of `runtime` and `def-tests`, each a test binary of its own with this as its allocator).
+//! It records the live bytes, their peak and the total ever allocated; [`measure`] reads them
+//! around a decode.
+// Each including test uses a part of this (the total, say, only in some).
+#![allow(dead_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static TOTAL: AtomicUsize = AtomicUsize::new(0);
+/// The counters are global: one measurement at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+// SAFETY: forwards to the system allocator and only adds bookkeeping.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        TOTAL.fetch_add(l.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// Held by every test for its whole run, so that no other test allocates while it measures.
+pub fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What `f` allocated.
+pub struct Usage {
+    /// The peak of live bytes above those live before `f`.
+    pub peak: usize,
+    /// All bytes allocated, freed or not.
+    pub total: usize,
+}
+
+/// Runs `f` (a decode that drops its result) and says what it allocated.
+pub fn measure(f: impl FnOnce()) -> Usage {
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let total0 = TOTAL.load(Ordering::Relaxed);
+    f();
+    Usage {
+        peak: PEAK.load(Ordering::Relaxed) - base,
+        total: TOTAL.load(Ordering::Relaxed) - total0,
+    }
+}
