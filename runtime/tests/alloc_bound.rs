@@ -32,6 +32,12 @@ fn le16(v: usize) -> [u8; 2] {
     (v as u16).to_le_bytes()
 }
 
+/// An element's `here` (`at`) and `next` (the element `size` bytes on, or 0 after the last).
+fn link(b: &mut Vec<u8>, at: usize, size: usize, last: bool) {
+    b.extend(le16(at));
+    b.extend(le16(if last { 0 } else { at + size }));
+}
+
 fn fix_len(b: &mut [u8]) {
     let n = b.len();
     b[..2].copy_from_slice(&le16(n));
@@ -83,8 +89,7 @@ fn tera_dynamic() {
     b.extend(le16(8));
     for i in 0..n {
         let at = 8 + 5 * i;
-        b.extend(le16(at));
-        b.extend(le16(if i + 1 < n { at + 5 } else { 0 }));
+        link(&mut b, at, 5, i + 1 == n);
         b.push(7);
     }
     fix_len(&mut b);
@@ -97,8 +102,7 @@ fn tera_dynamic() {
     b.extend(le16(8));
     for i in 0..n {
         let at = 8 + 8 * i;
-        b.extend(le16(at));
-        b.extend(le16(if i + 1 < n { at + 8 } else { 0 }));
+        link(&mut b, at, 8, i + 1 == n);
         b.extend(le16(at + 6));
         b.extend([0, 0]);
     }
@@ -113,8 +117,7 @@ fn tera_dynamic() {
     b.extend(le16(first));
     for i in 0..n {
         let at = first + i * 6;
-        b.extend(le16(at));
-        b.extend(le16(if i + 1 < n { at + 6 } else { 0 }));
+        link(&mut b, at, 6, i + 1 == n);
         b.extend(le16(text));
     }
     for _ in 0..16_000 {
@@ -133,8 +136,7 @@ fn tera_dynamic() {
         let size = if l < 2 { 8 } else { 5 };
         for k in 0..n {
             let at = firsts[l] + k * size;
-            b.extend(le16(at));
-            b.extend(le16(if k + 1 < n { at + size } else { 0 }));
+            link(&mut b, at, size, k + 1 == n);
             if l < 2 {
                 b.extend(le16(n));
                 b.extend(le16(firsts[l + 1]));
