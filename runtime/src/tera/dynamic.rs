@@ -99,23 +99,14 @@ impl Definition {
         opts: Options,
         missing: Missing,
     ) -> Result<Vec<u8>, JsonError> {
-        let mut w = Writer::with_capacity(256);
-        let (_, h) = w.run::<4>();
-        h[2..].copy_from_slice(&opcode.to_le_bytes());
-        if opts.padding {
-            w.run::<8>();
-        }
         let obj = value
             .as_object()
             .ok_or_else(|| err("", "expected a JSON object for the packet"))?;
-        encode_level(&self.layout.root, obj, &mut w, missing, "")?;
-        let len = w.len();
-        if len > 0xffff {
-            return Err(EncodeError::PacketTooLarge { len }.into());
-        }
-        let mut buf = w.finish()?;
-        buf[..2].copy_from_slice(&(len as u16).to_le_bytes());
-        Ok(buf)
+        let mut out = Vec::with_capacity(256);
+        super::packet::encode_whole(opcode, opts, &mut out, |w| {
+            encode_level(&self.layout.root, obj, w, missing, "")
+        })?;
+        Ok(out)
     }
 }
 

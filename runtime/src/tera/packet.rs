@@ -31,33 +31,13 @@ pub trait Packet: Level {
         opts: Options,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        // One pass: the header's length is patched once the packet is written (a walk to count
-        // the length first cost a fifth of encoding time).
         let start = out.len();
-        let mut w = Writer::from_vec(core::mem::take(out));
-        let (_, h) = w.run::<4>();
-        h[2..].copy_from_slice(&opcode.to_le_bytes());
-        if opts.padding {
-            w.run::<8>();
-        }
-        self.encode_level(&mut w);
-        let len = w.len() - start;
-        let (mut buf, overflow) = w.into_parts();
-        let result = if len > 0xffff {
-            Err(EncodeError::PacketTooLarge { len })
-        } else if let Some(e) = overflow {
-            Err(e)
-        } else {
-            buf[start..start + 2].copy_from_slice(&(len as u16).to_le_bytes());
-            debug_assert_eq!(len, self.encoded_len(opts));
-            Ok(())
-        };
-        if result.is_err() {
-            // `out` is left as it was.
-            buf.truncate(start);
-        }
-        *out = buf;
-        result
+        encode_whole(opcode, opts, out, |w| {
+            self.encode_level(w);
+            Ok::<(), EncodeError>(())
+        })?;
+        debug_assert_eq!(out.len() - start, self.encoded_len(opts));
+        Ok(())
     }
 
     /// Bytes the packet takes, header included.
@@ -113,6 +93,44 @@ pub(crate) fn decode_whole<T>(
         ));
     }
     Ok(p)
+}
+
+/// The framing around a whole packet, shared by generated code and the dynamic codec: the header
+/// (its length patched once the packet is written: a walk to count the length first cost a fifth
+/// of encoding time), the padding, then `body`; the packet is appended to `out`. On any error
+/// (`body`'s, a packet over 65535 bytes, an offset or count that overflowed) `out` is left as it
+/// was.
+pub(crate) fn encode_whole<E: From<EncodeError>>(
+    opcode: u16,
+    opts: Options,
+    out: &mut Vec<u8>,
+    body: impl FnOnce(&mut Writer) -> Result<(), E>,
+) -> Result<(), E> {
+    let start = out.len();
+    let mut w = Writer::from_vec(core::mem::take(out));
+    let (_, h) = w.run::<4>();
+    h[2..].copy_from_slice(&opcode.to_le_bytes());
+    if opts.padding {
+        w.run::<8>();
+    }
+    let written = body(&mut w);
+    let len = w.len() - start;
+    let (mut buf, overflow) = w.into_parts();
+    let result = written.and_then(|()| {
+        if len > 0xffff {
+            Err(EncodeError::PacketTooLarge { len }.into())
+        } else if let Some(e) = overflow {
+            Err(e.into())
+        } else {
+            buf[start..start + 2].copy_from_slice(&(len as u16).to_le_bytes());
+            Ok(())
+        }
+    });
+    if result.is_err() {
+        buf.truncate(start);
+    }
+    *out = buf;
+    result
 }
 
 /// The opcode in a packet's header, if it has one.
