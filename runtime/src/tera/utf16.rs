@@ -159,7 +159,7 @@ pub fn read(units: &[u8], scan: Scan) -> Result<String, u16> {
     if scan.surrogates {
         return read_with_surrogates(units);
     }
-    let mut out: Vec<u8> = alloc::vec![0; scan.utf8_len + 3];
+    let mut out: Vec<u8> = alloc::vec![0; scan.utf8_len + SLACK];
     transcode(units, scan, &mut out);
     out.truncate(scan.utf8_len);
     // SAFETY: `transcode` wrote the UTF-8 of `units` into the first `utf8_len` bytes.
@@ -174,31 +174,141 @@ pub fn read_compact(units: &[u8], scan: Scan) -> Result<super::TeraString, u16> 
     if scan.surrogates || scan.utf8_len > INLINE {
         return read(units, scan).map(super::TeraString::from);
     }
-    let mut out = [0u8; INLINE + 3];
+    let mut out = [0u8; INLINE + SLACK];
     transcode(units, scan, &mut out);
     // SAFETY: `transcode` wrote the UTF-8 of `units` into the first `utf8_len` bytes.
     let text = unsafe { core::str::from_utf8_unchecked(&out[..scan.utf8_len]) };
     Ok(super::TeraString::new(text))
 }
 
-/// Writes the UTF-8 of surrogate-free `units` into `out[..scan.utf8_len]`; `out` has three bytes
-/// more than that (slack for the last character's 4-byte write).
+/// Units the short-string path looks at: 16 (32 bytes, two SSE2 registers).
+#[cfg(target_arch = "x86_64")]
+const SHORT: usize = 16;
+
+/// The fast path for the strings most packets carry: the terminator within the first
+/// [`SHORT`] units, no surrogate, at most 24 bytes of UTF-8 (so inline in a
+/// [`TeraString`](super::TeraString)). Gives the string and its unit count (terminator not
+/// counted), or `None` for every other string, which the caller hands to [`scan`] and
+/// [`read_compact`].
+///
+/// Scanning word by word, the loop's exit and the transcoder's exit mispredicted on every
+/// string of a random length (36 ns a string); here one fixed-size window is classified with
+/// SSE2 compares (part of every x86-64 CPU) and no loop depends on the length until the
+/// transcoding of non-ASCII text.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
+    use core::arch::x86_64::*;
+    const INLINE: usize = core::mem::size_of::<super::TeraString>();
+    let mut window = [0u8; 2 * SHORT];
+    let bytes: &[u8; 2 * SHORT] = match b.first_chunk() {
+        Some(w) => w,
+        None => {
+            // Near the packet's end: zeros past it. A terminator found there is not one; the
+            // length check below sends such strings to the general path.
+            window[..b.len()].copy_from_slice(b);
+            &window
+        }
+    };
+    // SAFETY: SSE2 is part of the x86-64 baseline; the loads read 16 bytes each from a 32-byte
+    // array.
+    #[allow(unused_unsafe)]
+    let (zero, ge_80, ge_800, sur, ascii) = unsafe {
+        let lo = _mm_loadu_si128(bytes.as_ptr().cast());
+        let hi = _mm_loadu_si128(bytes.as_ptr().add(16).cast());
+        // Two mask bits per unit: bit 2i and 2i+1 for unit i.
+        let mask = |f: &dyn Fn(__m128i) -> __m128i| {
+            (_mm_movemask_epi8(f(lo)) as u32) | (_mm_movemask_epi8(f(hi)) as u32) << 16
+        };
+        let z = _mm_setzero_si128();
+        let is = |m: u16, v: u16| {
+            move |x: __m128i| {
+                _mm_cmpeq_epi16(
+                    _mm_and_si128(x, _mm_set1_epi16(m as i16)),
+                    _mm_set1_epi16(v as i16),
+                )
+            }
+        };
+        (
+            mask(&|x| _mm_cmpeq_epi16(x, z)),
+            !mask(&is(0xff80, 0)),
+            !mask(&is(0xf800, 0)),
+            mask(&is(0xf800, 0xd800)),
+            _mm_packus_epi16(lo, hi),
+        )
+    };
+    if zero == 0 {
+        return None;
+    }
+    let units = zero.trailing_zeros() as usize / 2;
+    if 2 * units + 2 > b.len() {
+        return None;
+    }
+    // The mask bits of the units before the terminator (units ≤ 15, so the shift is ≤ 30).
+    let keep = (1u32 << (2 * units)) - 1;
+    let (ge_80, ge_800) = (ge_80 & keep, ge_800 & keep);
+    let utf8_len = units + (ge_80.count_ones() + ge_800.count_ones()) as usize / 2;
+    if sur & keep != 0 || utf8_len > INLINE {
+        return None;
+    }
+    let mut out = [0u8; INLINE + SLACK];
+    if ge_80 == 0 {
+        // ASCII: the low bytes of the units, packed by `packus` (exact, every unit < 0x80).
+        let mut packed = [0u8; SHORT];
+        // SAFETY: stores 16 bytes into a 16-byte array.
+        unsafe { _mm_storeu_si128(packed.as_mut_ptr().cast(), ascii) };
+        out[..SHORT].copy_from_slice(&packed);
+    } else {
+        let scan = Scan {
+            units,
+            utf8_len,
+            surrogates: false,
+        };
+        transcode(bytes, scan, &mut out);
+    }
+    // SAFETY: `out[..utf8_len]` is the UTF-8 of the units: their low bytes when all are ASCII,
+    // else `transcode`'s output (surrogate-free, sized by the same classification as `scan`).
+    let text = unsafe { core::str::from_utf8_unchecked(&out[..utf8_len]) };
+    Some((super::TeraString::new(text), units))
+}
+
+/// Without SSE2 there is no short-string path: every string goes through [`scan`].
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn read_short(_: &[u8]) -> Option<(super::TeraString, usize)> {
+    None
+}
+
+/// Bytes of room a transcoding needs past the UTF-8 it writes: each step stores a whole
+/// register (16 bytes) or word (4 bytes) and advances by the bytes it made.
+const SLACK: usize = 16;
+
+/// Writes the UTF-8 of the first `scan.units` surrogate-free units of `units` into
+/// `out[..scan.utf8_len]`; `units` may hold more (they are ignored) and `out` must be
+/// [`SLACK`] bytes longer than the result (bytes past it are left with garbage).
 #[inline(always)]
 fn transcode(units: &[u8], scan: Scan, out: &mut [u8]) {
-    debug_assert_eq!(units.len() / 2, scan.units);
-    debug_assert!(!scan.surrogates && out.len() >= scan.utf8_len + 3);
+    debug_assert!(units.len() >= 2 * scan.units);
+    debug_assert!(!scan.surrogates && out.len() >= scan.utf8_len + SLACK);
     if scan.utf8_len == scan.units {
         // ASCII: one byte per unit.
-        for (o, c) in out.iter_mut().zip(units.chunks_exact(2)) {
+        for (o, c) in out.iter_mut().zip(units.chunks_exact(2).take(scan.units)) {
             *o = c[0];
         }
         return;
     }
-    // Below U+10000 without surrogates every unit is one character of 1, 2 or 3 bytes. The text
-    // of real packets mixes the three sizes from one character to the next, so a branch per
-    // size mispredicted on most characters; instead each character's three encodings are made
-    // and one is chosen by mask, written as four bytes, and the write position advances by its
-    // length.
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the CPU has SSSE3 (just checked).
+        unsafe { ssse3::transcode(units, scan.units, out) };
+        return;
+    }
+    transcode_words(&units[..2 * scan.units], scan, out);
+}
+
+/// [`transcode`] one character at a time, for CPUs without SSSE3.
+#[inline(always)]
+fn transcode_words(units: &[u8], scan: Scan, out: &mut [u8]) {
     let mut o = 0;
     for c in units.chunks_exact(2) {
         let u = u16::from_le_bytes([c[0], c[1]]) as u32;
@@ -216,6 +326,100 @@ fn transcode(units: &[u8], scan: Scan, out: &mut [u8]) {
     // holds its 1-, 2- or 3-byte UTF-8 form in its low bytes, and the next character's write
     // starts right after those bytes: `out[..utf8_len]` is the UTF-8 of `units`.
     debug_assert!(core::str::from_utf8(&out[..o]).is_ok());
+}
+
+/// Transcoding four units at a time with SSSE3's byte shuffle.
+///
+/// Each unit is widened to a 32-bit lane holding its 1-, 2- or 3-byte UTF-8 form (all three are
+/// computed, one is chosen by compare masks, as in the word-wise loop). The two 4-bit masks
+/// "at least U+0080" and "at least U+0800" name one of 81 layouts of the four characters; a
+/// table made at compile time gives, for each, the shuffle that packs the lanes' used bytes
+/// together and their total length. One store of 16 bytes, then the position moves by that
+/// length.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+mod ssse3 {
+    use core::arch::x86_64::*;
+
+    /// Shuffle and length for each `ge_80 | ge_800 << 4` (only the 81 keys with `ge_800`
+    /// within `ge_80` occur).
+    static LAYOUTS: [([u8; 16], u8); 256] = layouts();
+
+    const fn layouts() -> [([u8; 16], u8); 256] {
+        let mut t = [([0x80u8; 16], 0u8); 256];
+        let mut key = 0;
+        while key < 256 {
+            let mut at = 0;
+            let mut lane = 0;
+            while lane < 4 {
+                let len = 1 + (key >> lane & 1) + (key >> (lane + 4) & 1);
+                let mut j = 0;
+                while j < len {
+                    t[key].0[at] = (4 * lane + j) as u8;
+                    at += 1;
+                    j += 1;
+                }
+                lane += 1;
+            }
+            t[key].1 = at as u8;
+            key += 1;
+        }
+        t
+    }
+
+    /// See [`super::transcode`]: the first `n` units of `units` into `out`, which has
+    /// [`super::SLACK`] bytes of room past the result.
+    ///
+    /// # Safety
+    /// The CPU must have SSSE3.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn transcode(units: &[u8], n: usize, out: &mut [u8]) {
+        let mut o = 0;
+        let mut i = 0;
+        while i < n {
+            // Four units; past the end of `units`, zeros (their output lies past the result).
+            let mut four = [0u8; 8];
+            match units.get(2 * i..2 * i + 8) {
+                Some(b) => four.copy_from_slice(b),
+                None => four[..units.len() - 2 * i].copy_from_slice(&units[2 * i..]),
+            }
+            // Bytes past the result are garbage, but each store must stay within `out`.
+            let dst: &mut [u8; 16] = (&mut out[o..o + 16]).try_into().expect("16 bytes");
+            // SAFETY: SSSE3 is enabled for this function; the load reads the 8 bytes of `four`
+            // and the store writes the 16 bytes of `dst`.
+            unsafe {
+                let u =
+                    _mm_unpacklo_epi16(_mm_loadl_epi64(four.as_ptr().cast()), _mm_setzero_si128());
+                let ge_80 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7f));
+                let ge_800 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7ff));
+                let low6 = _mm_and_si128(u, _mm_set1_epi32(0x3f));
+                let mid6 = _mm_and_si128(_mm_srli_epi32(u, 6), _mm_set1_epi32(0x3f));
+                // 110xxxxx 10xxxxxx, as bytes in wire order.
+                let two = _mm_or_si128(
+                    _mm_or_si128(_mm_srli_epi32(u, 6), _mm_slli_epi32(low6, 8)),
+                    _mm_set1_epi32(0x80c0),
+                );
+                // 1110xxxx 10xxxxxx 10xxxxxx.
+                let three = _mm_or_si128(
+                    _mm_or_si128(_mm_srli_epi32(u, 12), _mm_slli_epi32(mid6, 8)),
+                    _mm_or_si128(_mm_slli_epi32(low6, 16), _mm_set1_epi32(0x80_80e0)),
+                );
+                let w = _mm_or_si128(
+                    _mm_or_si128(
+                        _mm_andnot_si128(ge_80, u),
+                        _mm_and_si128(_mm_andnot_si128(ge_800, ge_80), two),
+                    ),
+                    _mm_and_si128(ge_800, three),
+                );
+                let key = _mm_movemask_ps(_mm_castsi128_ps(ge_80)) as usize
+                    | (_mm_movemask_ps(_mm_castsi128_ps(ge_800)) as usize) << 4;
+                let (shuffle, len) = &LAYOUTS[key];
+                let packed = _mm_shuffle_epi8(w, _mm_loadu_si128(shuffle.as_ptr().cast()));
+                _mm_storeu_si128(dst.as_mut_ptr().cast(), packed);
+                o += *len as usize;
+            }
+            i += 4;
+        }
+    }
 }
 
 /// The general case: surrogate pairs become 4-byte characters; a lone surrogate is an error.
@@ -339,6 +543,64 @@ mod tests {
                 assert_eq!(read_all(&le(&s)).unwrap(), s);
             }
         }
+    }
+
+    /// The portable transcoder (the SSSE3 one runs in the tests above when the CPU has it).
+    #[test]
+    fn word_transcoder_every_character() {
+        let all: String = (1..0x10000u32).filter_map(char::from_u32).collect();
+        let units = le(&all);
+        let scan = Scan {
+            units: units.len() / 2,
+            utf8_len: all.len(),
+            surrogates: false,
+        };
+        let mut out = vec![0; all.len() + SLACK];
+        transcode_words(&units, scan, &mut out);
+        assert_eq!(&out[..all.len()], all.as_bytes());
+    }
+
+    /// The short-string path against a unit-by-unit decode: every terminator placement inside
+    /// and past its window, packets cut short anywhere, units of every class. Where it declines
+    /// (`None`) the general path must be the one that applies.
+    #[test]
+    fn short_path_agrees() {
+        let classes: [u16; 10] = [
+            0, 0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xac00, 0xffff, 0xd800, 0xdc00,
+        ];
+        let mut seed = 7u32;
+        let mut taken = 0;
+        for len in 0..24 {
+            for _ in 0..400 {
+                let mut units: Vec<u16> = (0..len)
+                    .map(|_| {
+                        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                        classes[1 + (seed >> 16) as usize % (classes.len() - 1)]
+                    })
+                    .collect();
+                units.push(0);
+                units.extend([0x41, 0xac00, 0, 0x7f]);
+                let bytes: Vec<u8> = units.iter().flat_map(|u| u.to_le_bytes()).collect();
+                for cut in [bytes.len(), 2 * len + 2, 2 * len + 1, 2 * len, len] {
+                    let b = &bytes[..cut.min(bytes.len())];
+                    let Some((text, n)) = read_short(b) else {
+                        continue;
+                    };
+                    taken += 1;
+                    assert_eq!(n, len, "{units:x?} cut at {cut}");
+                    assert!(2 * n + 2 <= b.len());
+                    let expected = char::decode_utf16(units[..len].iter().copied())
+                        .collect::<Result<String, _>>()
+                        .expect("the short path takes no surrogates");
+                    assert_eq!(text, expected, "{units:x?}");
+                    assert!(expected.len() <= 24 && len < 16);
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert!(taken > 1000, "{taken}");
+        #[cfg(not(target_arch = "x86_64"))]
+        assert_eq!(taken, 0);
     }
 
     #[test]

@@ -424,6 +424,12 @@ impl<'a> Reader<'a> {
 
     /// Reads a string at `offset`.
     pub fn text_at(&mut self, offset: usize) -> Result<TeraString, DecodeError> {
+        self.check(offset, 2)?;
+        if let Some((text, n)) = super::utf16::read_short(&self.buf[offset..]) {
+            self.charge(2 * n + 2, offset)?;
+            self.advance_to(offset + 2 * n + 2);
+            return Ok(text);
+        }
         let (units, scan) = self.units_at(offset)?;
         super::utf16::read_compact(units, scan)
             .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
