@@ -456,9 +456,9 @@ impl Gen<'_> {
             impl #p::Level for #name {
                 const FIXED_SIZE: usize = #fixed_size;
 
-                fn decode_level(#r_arg: &mut #p::Reader<'_>) -> ::core::result::Result<Self, #rt::DecodeError> {
+                fn decode_into<'s>(#r_arg: &mut #p::Reader<'_>, __out: #p::Place<'s, Self>) -> ::core::result::Result<#p::Filled<'s>, #rt::DecodeError> {
                     #(#dec)*
-                    ::core::result::Result::Ok(#construct)
+                    ::core::result::Result::Ok(__out.write(#construct))
                 }
 
                 fn encode_level(&self, #w_arg: &mut #p::Writer) {

@@ -27,8 +27,8 @@ pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::tera::json::{bytes_hex, f32_as_f64, vec_f32_as_f64};
     pub use crate::tera::wire::{
-        Chain, Fixed, Level, Meta, Reader, Slot, Writer, array_len, get, put, string_len,
-        strings_len,
+        Chain, Filled, Fixed, Level, Meta, Place, Reader, Slot, Writer, array_len, get, put,
+        string_len, strings_len,
     };
     pub use ::alloc::boxed::Box;
     pub use ::alloc::string::String;
