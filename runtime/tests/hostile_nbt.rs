@@ -289,6 +289,46 @@ fn invalid_modified_utf8_and_utf8() {
     }
 }
 
+/// With `check_strings(false)` the owned reader keeps malformed Java strings as their raw
+/// bytes (found on use: `to_str` is `None` unless they are plain UTF-8) and writes them back byte-identical; Bedrock strings,
+/// converted from UTF-8, are still checked.
+#[test]
+fn unchecked_owned_read_keeps_bad_strings() {
+    for (ed, bad) in [
+        (Edition::Java, &[0xc0u8][..]),
+        (Edition::Java, &[b'a', 0xff, b'b'][..]),
+        (Edition::Java, &[0xf0, 0x9f, 0x98, 0x80][..]),
+        (Edition::Bedrock, &[0xc0, 0x80][..]),
+        (Edition::Bedrock, &[b'a', 0xff][..]),
+    ] {
+        let strict = ReadOptions::new(ed);
+        let data = string_nbt(ed, bad);
+        assert!(matches!(
+            read_root(&data, &strict),
+            Err(NbtError::InvalidString { .. })
+        ));
+        let unchecked = read_root(&data, &strict.clone().check_strings(false));
+        if ed != Edition::Java {
+            assert!(matches!(unchecked, Err(NbtError::InvalidString { .. })));
+            continue;
+        }
+        let (nbt, used) = unchecked.unwrap();
+        assert_eq!(used, data.len());
+        let s = nbt.tag.as_compound().unwrap().iter().next().unwrap().1;
+        let s = s.as_string().unwrap();
+        assert_eq!(s.as_mutf8(), bad);
+        // Decoding is as lenient as `lenient_utf8` reading: plain 4-byte UTF-8 decodes.
+        let text = std::str::from_utf8(bad).ok();
+        assert_eq!(s.to_str().as_deref(), text, "{bad:x?}");
+        assert_eq!(nbt.to_bytes(ed).unwrap(), data);
+    }
+    // Structure is checked as always.
+    let mut cut = string_nbt(Edition::Java, b"abc");
+    cut.truncate(cut.len() - 3);
+    let o = ReadOptions::default().check_strings(false);
+    assert!(read_root(&cut, &o).is_err());
+}
+
 /// The lazy zero-copy read accepts malformed string contents (structure still checked) and
 /// reports them on demand: per string from `StrRef::check`, for the document from
 /// `validate_strings` / `try_to_owned_roots` with the owned reader's error.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
-    Compression, Edition, FileOptions, NbtFile, RootForm, compress, region, snbt,
+    Compression, Edition, FileOptions, NbtError, NbtFile, RootForm, compress, region, snbt,
 };
 
 /// The sample folder, or `None` (after a loud SKIPPED) when it is missing outside CI.
@@ -141,6 +141,18 @@ fn check_all(dir: PathBuf) -> Outcome {
                             } else {
                                 BorrowedNbt::read_lazy(body, &opts.read)
                             };
+                            // So must the owned reader that leaves strings unchecked.
+                            let unchecked = FileOptions {
+                                read: opts.read.clone().check_strings(false),
+                                ..opts.clone()
+                            };
+                            match NbtFile::read(&raw, &unchecked) {
+                                Ok(u) if u.roots == f.roots => {}
+                                Ok(_) => {
+                                    fail("unchecked owned reader sees a different tree".into())
+                                }
+                                Err(e) => fail(format!("unchecked owned reader failed: {e}")),
+                            }
                             match lazy.and_then(|l| l.try_to_owned_roots()) {
                                 Ok(r) if r == f.roots => {}
                                 Ok(_) => fail("lazy borrowed reader sees a different tree".into()),
@@ -174,6 +186,15 @@ fn check_all(dir: PathBuf) -> Outcome {
                             .is_ok()
                         {
                             fail("lazy read + validate_strings accepts a rejected file".into());
+                        }
+                        let unchecked = FileOptions {
+                            read: opts.read.clone().check_strings(false),
+                            ..opts.clone()
+                        };
+                        if !matches!(e, NbtError::InvalidString { .. })
+                            && NbtFile::read(&raw, &unchecked).is_ok()
+                        {
+                            fail("unchecked owned reader accepts a malformed file".into());
                         }
                         Err(e.to_string())
                     }

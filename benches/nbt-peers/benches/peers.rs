@@ -103,6 +103,11 @@ fn bench(c: &mut Criterion<CpuTime>) {
         g.bench_function("ours_owned", |b| {
             b.iter(|| read_root(black_box(&data), &opts).unwrap())
         });
+        // Like simdnbt's owned reader, string contents are checked on access only.
+        let unchecked = opts.clone().check_strings(false);
+        g.bench_function("ours_owned_unchecked", |b| {
+            b.iter(|| read_root(black_box(&data), &unchecked).unwrap())
+        });
         // Like simdnbt's borrowed reader, string contents are checked on access only.
         g.bench_function("ours_borrowed", |b| {
             b.iter(|| BorrowedNbt::read_lazy(black_box(&data), &opts).unwrap())

@@ -44,6 +44,16 @@ pub struct ReadOptions {
     pub lenient_utf8: bool,
     /// Limit on decompressed size for compressed input.
     pub max_decompressed: usize,
+    /// Check Java strings' Modified UTF-8 while reading (the default), as Java's `readUTF`
+    /// does. Off, the owned reader keeps string bytes unchecked, which is the contract of
+    /// simdnbt's owned reader: [`NbtString`](super::NbtString) holds the raw bytes anyway
+    /// (they write back byte-identical), and its decoding methods find malformed bytes on use
+    /// ([`to_str`](super::NbtString::to_str) gives `None` for bytes that are neither MUTF-8 nor
+    /// UTF-8). The structure, lengths, type ids and
+    /// depth are checked either way; Bedrock strings, which are converted from UTF-8, are
+    /// always checked. The borrowed reader's counterpart is
+    /// [`BorrowedNbt::read_lazy`](super::BorrowedNbt::read_lazy).
+    pub check_strings: bool,
 }
 
 impl Default for ReadOptions {
@@ -54,6 +64,7 @@ impl Default for ReadOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             lenient_utf8: false,
             max_decompressed: DEFAULT_MAX_DECOMPRESSED,
+            check_strings: true,
         }
     }
 }
@@ -82,6 +93,12 @@ impl ReadOptions {
     /// Sets lenient UTF-8.
     pub fn lenient_utf8(mut self, lenient: bool) -> ReadOptions {
         self.lenient_utf8 = lenient;
+        self
+    }
+
+    /// Checks Java strings while reading, or not (see [`ReadOptions::check_strings`]).
+    pub fn check_strings(mut self, check: bool) -> ReadOptions {
+        self.check_strings = check;
         self
     }
 
@@ -183,13 +200,14 @@ pub(crate) fn checked_len<F: Flavor>(c: &mut Cur, elem_size: usize) -> Result<us
 pub(crate) fn read_str_bytes<'a, F: Flavor>(
     c: &mut Cur<'a>,
     lenient: bool,
+    check: bool,
 ) -> Result<std::borrow::Cow<'a, [u8]>> {
     let len = F::str_len(c)?;
     let start = c.pos;
     let data = c.data;
     let bytes = c.take(len)?;
     if F::EDITION == Edition::Java {
-        if !mutf8::is_ascii_at(data, start, len) {
+        if check && !mutf8::is_ascii_at(data, start, len) {
             mutf8::validate_slow(bytes, lenient).map_err(|i| NbtError::bad_string(start + i))?;
         }
         Ok(std::borrow::Cow::Borrowed(bytes))
@@ -222,6 +240,8 @@ struct Reader<'c, 'a, F> {
     c: &'c mut Cur<'a>,
     max_depth: usize,
     lenient: bool,
+    /// [`ReadOptions::check_strings`].
+    check: bool,
     /// Entries of the compounds being read, innermost last: each compound collects here and
     /// then moves its entries into one exactly sized allocation.
     scratch: Vec<(NbtString, Tag)>,
@@ -236,6 +256,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             c,
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
+            check: opts.check_strings,
             scratch: Vec::new(),
             err: None,
             _f: std::marker::PhantomData,
@@ -288,7 +309,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
 
     #[inline(always)]
     fn string(&mut self) -> Result<NbtString, Fail> {
-        let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient));
+        let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
         Ok(NbtString::from_mutf8(b))
     }
 
