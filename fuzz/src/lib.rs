@@ -296,9 +296,20 @@ pub fn check_nbt(data: &[u8]) {
     let lazy = BorrowedNbt::read_lazy(bytes, &opts);
     match (&borrowed, &lazy) {
         (Ok(b), Ok(l)) => {
-            assert_eq!(l.consumed(), b.consumed(), "lazy reader consumed another length");
-            assert!(l.validate_strings().is_ok(), "lazy reader's strings fail a check");
-            assert_eq!(l.to_owned_roots(), b.to_owned_roots(), "lazy reader disagrees");
+            assert_eq!(
+                l.consumed(),
+                b.consumed(),
+                "lazy reader consumed another length"
+            );
+            assert!(
+                l.validate_strings().is_ok(),
+                "lazy reader's strings fail a check"
+            );
+            assert_eq!(
+                l.to_owned_roots(),
+                b.to_owned_roots(),
+                "lazy reader disagrees"
+            );
         }
         (Ok(_), Err(e)) => panic!("the lazy reader refuses what read accepts: {e}"),
         (Err(_), Ok(l)) => assert!(
@@ -306,6 +317,44 @@ pub fn check_nbt(data: &[u8]) {
             "read_lazy + validate_strings accepts what read refuses"
         ),
         (Err(_), Err(_)) => {}
+    }
+    // The owned reader with Java strings unchecked agrees with the lazy zero-copy one (same
+    // contract) and writes back what it read; Bedrock strings are checked either way, so there
+    // it is the strict owned reader.
+    let unchecked = read_root(bytes, &opts.clone().check_strings(false));
+    if edition != Edition::Java {
+        assert_eq!(
+            unchecked.as_ref().ok(),
+            owned.as_ref().ok(),
+            "check_strings changed a Bedrock read"
+        );
+        return;
+    }
+    match (&unchecked, &lazy) {
+        (Ok((t, used)), Ok(l)) => {
+            assert_eq!(
+                *used,
+                l.consumed(),
+                "unchecked reader consumed another length"
+            );
+            assert_eq!(
+                l.to_owned_roots()[0],
+                *t,
+                "unchecked owned and lazy readers disagree"
+            );
+            let written = t.to_bytes(edition).expect("unchecked tree writes");
+            assert_eq!(
+                written,
+                bytes[..*used],
+                "unchecked read -> write changed bytes"
+            );
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "unchecked owned and lazy readers disagree on acceptance: {:?} / {:?}",
+            unchecked.as_ref().err(),
+            lazy.as_ref().err()
+        ),
     }
 }
 
