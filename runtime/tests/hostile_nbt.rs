@@ -289,18 +289,22 @@ fn invalid_modified_utf8_and_utf8() {
     }
 }
 
+/// Malformed string contents: a lone MUTF-8 lead byte, a byte no encoding allows, plain 4-byte
+/// UTF-8 (which Java rejects), and for Bedrock a MUTF-8 NUL and a bad byte.
+const BAD_STRINGS: &[(Edition, &[u8])] = &[
+    (Edition::Java, &[0xc0]),
+    (Edition::Java, &[b'a', 0xff, b'b']),
+    (Edition::Java, &[0xf0, 0x9f, 0x98, 0x80]),
+    (Edition::Bedrock, &[0xc0, 0x80]),
+    (Edition::Bedrock, &[b'a', 0xff]),
+];
+
 /// With `check_strings(false)` the owned reader keeps malformed Java strings as their raw
-/// bytes (found on use: `to_str` is `None` unless they are plain UTF-8) and writes them back byte-identical; Bedrock strings,
-/// converted from UTF-8, are still checked.
+/// bytes (found on use: `to_str` is `None` unless they are plain UTF-8) and writes them back
+/// byte-identical; Bedrock strings, converted from UTF-8, are still checked.
 #[test]
 fn unchecked_owned_read_keeps_bad_strings() {
-    for (ed, bad) in [
-        (Edition::Java, &[0xc0u8][..]),
-        (Edition::Java, &[b'a', 0xff, b'b'][..]),
-        (Edition::Java, &[0xf0, 0x9f, 0x98, 0x80][..]),
-        (Edition::Bedrock, &[0xc0, 0x80][..]),
-        (Edition::Bedrock, &[b'a', 0xff][..]),
-    ] {
+    for &(ed, bad) in BAD_STRINGS {
         let strict = ReadOptions::new(ed);
         let data = string_nbt(ed, bad);
         assert!(matches!(
@@ -334,13 +338,7 @@ fn unchecked_owned_read_keeps_bad_strings() {
 /// `validate_strings` / `try_to_owned_roots` with the owned reader's error.
 #[test]
 fn lazy_borrowed_read_reports_bad_strings_on_demand() {
-    for (ed, bad) in [
-        (Edition::Java, &[0xc0u8][..]),
-        (Edition::Java, &[b'a', 0xff, b'b'][..]),
-        (Edition::Java, &[0xf0, 0x9f, 0x98, 0x80][..]),
-        (Edition::Bedrock, &[0xc0, 0x80][..]),
-        (Edition::Bedrock, &[b'a', 0xff][..]),
-    ] {
+    for &(ed, bad) in BAD_STRINGS {
         let o = ReadOptions::new(ed);
         let data = string_nbt(ed, bad);
         let owned = read_root(&data, &o).map(|_| ()).unwrap_err();
