@@ -52,7 +52,7 @@ pub struct ReadOptions {
     /// UTF-8). The structure, lengths, type ids and
     /// depth are checked either way; Bedrock strings, which are converted from UTF-8, are
     /// always checked. The borrowed reader's counterpart is
-    /// [`BorrowedNbt::read_lazy`](super::BorrowedNbt::read_lazy).
+    /// [`BorrowedNbt::read_lazy`](super::borrow::BorrowedNbt::read_lazy).
     pub check_strings: bool,
 }
 

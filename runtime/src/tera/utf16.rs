@@ -186,7 +186,7 @@ pub fn read_compact(units: &[u8], scan: Scan) -> Result<super::TeraString, u16> 
 const SHORT: usize = 16;
 
 /// The fast path for the strings most packets carry: the terminator within the first
-/// [`SHORT`] units, no surrogate, at most 24 bytes of UTF-8 (so inline in a
+/// 16 units, no surrogate, at most 24 bytes of UTF-8 (so inline in a
 /// [`TeraString`](super::TeraString)). Gives the string and its unit count (terminator not
 /// counted), or `None` for every other string, which the caller hands to [`scan`] and
 /// [`read_compact`].
