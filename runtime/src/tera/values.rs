@@ -26,13 +26,36 @@ impl Angle {
 }
 
 /// JavaScript's `ToInt32`: truncate, wrap modulo 2^32 (NaN and infinities become 0).
+///
+/// Computed from the bits (`f64::trunc` and `rem_euclid` need `std`, and the crate builds
+/// without it): the magnitude is `mantissa · 2^e`; its integer part's low 32 bits, negated for a
+/// negative value, are the result.
 pub(crate) fn js_to_int32(v: f64) -> i32 {
-    if !v.is_finite() {
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0x7ff {
         return 0;
     }
-    let t = v.trunc();
-    let m = t.rem_euclid(4294967296.0);
-    (m as u64 as u32) as i32
+    let fraction = bits & ((1 << 52) - 1);
+    let mantissa = if exp == 0 {
+        fraction
+    } else {
+        fraction | 1 << 52
+    };
+    let e = exp.max(1) - 1075;
+    let magnitude = match e {
+        // Bits shifted past the 64th do not reach the low 32.
+        0..=63 => mantissa << e,
+        64.. => 0,
+        -52..=-1 => mantissa >> -e,
+        _ => 0,
+    };
+    let low = magnitude as u32;
+    (if bits >> 63 != 0 {
+        low.wrapping_neg()
+    } else {
+        low
+    }) as i32
 }
 
 /// `vec3`: a position.
@@ -231,6 +254,59 @@ impl Customize {
             hair_color,
             voice,
             tattoos,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The bit-level `ToInt32` against the definition (truncate, then the Euclidean remainder
+    /// modulo 2^32), on values around every power of two, at the wrap points, and random bits.
+    #[test]
+    fn to_int32_agrees_with_the_definition() {
+        fn reference(v: f64) -> i32 {
+            if !v.is_finite() {
+                return 0;
+            }
+            (v.trunc().rem_euclid(4294967296.0) as u64 as u32) as i32
+        }
+        let mut values = vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ];
+        for p in -1074..=1023 {
+            let x = 2f64.powi(p);
+            for v in [x, x * 1.5, x * 0.75, x + 1.0, x - 1.0, x + 0.5] {
+                values.extend([v, -v]);
+            }
+        }
+        for w in [
+            2147483647.0,
+            2147483648.0,
+            4294967295.0,
+            4294967296.0,
+            4294967297.5,
+        ] {
+            values.extend([w, -w, w + 0.999, -w - 0.999]);
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            values.push(f64::from_bits(seed));
+        }
+        for v in values {
+            assert_eq!(
+                super::js_to_int32(v),
+                reference(v),
+                "{v:e} ({:#x})",
+                v.to_bits()
+            );
         }
     }
 }
