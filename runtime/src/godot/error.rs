@@ -74,10 +74,38 @@ impl fmt::Display for Path {
         if self.0.is_empty() {
             return f.write_str("(top level)");
         }
-        for s in &self.0 {
+        // Hostile input nests up to the 1 024-level limit: show the ends of a long path (the
+        // whole path stays in `self.0`).
+        let n = self.0.len();
+        for (i, s) in self.0.iter().enumerate() {
+            if n > 16 && (6..n - 6).contains(&i) {
+                if i == 6 {
+                    write!(f, "…({} levels)…", n - 12)?;
+                }
+                continue;
+            }
             write!(f, "{s}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_paths_show_their_ends() {
+        let short = Path((0..16).map(PathSegment::Index).collect());
+        assert_eq!(short.to_string().matches('[').count(), 16);
+        let long = Path((0..1025).map(PathSegment::Index).collect());
+        let text = long.to_string();
+        assert!(
+            text.starts_with("[0][1][2][3][4][5]…(1013 levels)…[1019]"),
+            "{text}"
+        );
+        assert!(text.ends_with("[1023][1024]"), "{text}");
+        assert_eq!(long.0.len(), 1025);
     }
 }
 
