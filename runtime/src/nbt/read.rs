@@ -49,9 +49,9 @@ pub struct ReadOptions {
     /// simdnbt's owned reader: [`NbtString`](super::NbtString) holds the raw bytes anyway
     /// (they write back byte-identical), and its decoding methods find malformed bytes on use
     /// ([`to_str`](super::NbtString::to_str) gives `None` for bytes that are neither MUTF-8 nor
-    /// UTF-8). The structure, lengths, type ids and
-    /// depth are checked either way; Bedrock strings, which are converted from UTF-8, are
-    /// always checked. The borrowed reader's counterpart is
+    /// UTF-8). The structure, lengths, type ids and depth are checked either way; Bedrock
+    /// strings, which are converted from UTF-8, are always checked. The borrowed reader's
+    /// counterpart is
     /// [`BorrowedNbt::read_lazy`](super::borrow::BorrowedNbt::read_lazy).
     pub check_strings: bool,
 }

@@ -166,11 +166,13 @@ pub fn read(units: &[u8], scan: Scan) -> Result<String, u16> {
     Ok(unsafe { String::from_utf8_unchecked(out) })
 }
 
+/// Bytes a [`TeraString`](super::TeraString) holds inline, without a heap allocation.
+const INLINE: usize = core::mem::size_of::<super::TeraString>();
+
 /// [`read`] into a [`TeraString`](super::TeraString): strings that fit inline (24 bytes) are
 /// transcoded on the stack and never touch the heap.
 #[inline]
 pub fn read_compact(units: &[u8], scan: Scan) -> Result<super::TeraString, u16> {
-    const INLINE: usize = core::mem::size_of::<super::TeraString>();
     if scan.surrogates || scan.utf8_len > INLINE {
         return read(units, scan).map(super::TeraString::from);
     }
@@ -199,7 +201,6 @@ const SHORT: usize = 16;
 #[inline(always)]
 pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
     use core::arch::x86_64::*;
-    const INLINE: usize = core::mem::size_of::<super::TeraString>();
     let mut window = [0u8; 2 * SHORT];
     let bytes: &[u8; 2 * SHORT] = match b.first_chunk() {
         Some(w) => w,
@@ -256,10 +257,9 @@ pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
     let mut out = [0u8; INLINE + SLACK];
     if ge_80 == 0 {
         // ASCII: the low bytes of the units, packed by `packus` (exact, every unit < 0x80).
-        let mut packed = [0u8; SHORT];
+        let dst: &mut [u8; SHORT] = (&mut out[..SHORT]).try_into().expect("16 bytes");
         // SAFETY: stores 16 bytes into a 16-byte array.
-        unsafe { _mm_storeu_si128(packed.as_mut_ptr().cast(), ascii) };
-        out[..SHORT].copy_from_slice(&packed);
+        unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), ascii) };
     } else {
         let scan = Scan {
             units,
@@ -311,6 +311,11 @@ fn transcode(units: &[u8], scan: Scan, out: &mut [u8]) {
 /// [`transcode`] one character at a time, for CPUs without SSSE3.
 #[inline(always)]
 fn transcode_words(units: &[u8], scan: Scan, out: &mut [u8]) {
+    // Below U+10000 without surrogates every unit is one character of 1, 2 or 3 bytes. The text
+    // of real packets mixes the three sizes from one character to the next, so a branch per
+    // size mispredicted on most characters; instead each character's three encodings are made
+    // and one is chosen by mask, written as four bytes, and the write position advances by its
+    // length.
     let mut o = 0;
     for c in units.chunks_exact(2) {
         let u = u16::from_le_bytes([c[0], c[1]]) as u32;
