@@ -580,28 +580,90 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an `array<T>` of a fixed type.
+    ///
+    /// The same walk and the same checks, in the same order, as [`Reader::chain`], as one loop
+    /// over locals: through the closure the position and the next offset went through memory
+    /// for every element, a tenth of decoding time for packets of many small arrays.
     #[inline]
     pub fn array_of<T: Fixed>(&mut self, meta: Meta) -> Result<Vec<T>, DecodeError> {
-        let mut v = Vec::new();
-        self.chain(meta, 4 + T::SIZE, |r, i| {
-            if i == 0 {
-                v = Vec::with_capacity(meta.count as usize);
+        let count = meta.count as usize;
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let size = 4 + T::SIZE;
+        let first = meta.offset as usize;
+        let available = self.buf.len().saturating_sub(first);
+        if count * size > available {
+            return Err(self.err(
+                K::CountTooLarge {
+                    count,
+                    element_size: size,
+                    available,
+                },
+                first,
+            ));
+        }
+        self.charge(count * size, first)?;
+        let buf: &'a [u8] = self.buf;
+        let mut v = Vec::with_capacity(count);
+        let out = &mut v.spare_capacity_mut()[..count];
+        let (mut at, mut prev, mut end) = (first, 0, self.pos);
+        for (i, slot) in out.iter_mut().enumerate() {
+            if i > 0 {
+                if at == 0 {
+                    return Err(self
+                        .err(K::ChainEndsEarly { read: i, count }, prev)
+                        .at_index(i));
+                }
+                if at <= prev {
+                    return Err(self
+                        .err(
+                            K::ElementLoop {
+                                next: at,
+                                from: prev,
+                            },
+                            prev,
+                        )
+                        .at_index(i));
+                }
             }
-            let pos = r.pos;
-            let b = r.buf.get(pos..pos + T::SIZE).ok_or_else(|| {
-                r.err(
-                    K::Truncated {
-                        needed: T::SIZE,
-                        available: r.buf.len().saturating_sub(pos),
-                    },
-                    pos,
-                )
-            })?;
-            v.push(T::read(b));
-            r.advance_to(pos + T::SIZE);
-            Ok(())
-        })
-        .map(|_| v)
+            let element = match buf.get(at..at + size) {
+                Some(e) if at >= self.body => e,
+                _ => return Err(self.element_error(at, T::SIZE).at_index(i)),
+            };
+            let here = u16::read(element) as usize;
+            if self.strict && here != at {
+                return Err(self
+                    .err(K::HereMismatch { here, offset: at }, at)
+                    .at_index(i));
+            }
+            slot.write(T::read(&element[4..]));
+            end = end.max(at + size);
+            prev = at;
+            at = u16::read(&element[2..]) as usize;
+        }
+        // SAFETY: the loop wrote each of the first `count` elements (it returns early
+        // otherwise), and `with_capacity(count)` made room for them.
+        unsafe { v.set_len(count) };
+        self.pos = end;
+        self.touch(end);
+        Ok(v)
+    }
+
+    /// Why an element of `body` bytes does not fit at `at`: the error [`Reader::chain`] gives.
+    #[cold]
+    fn element_error(&self, at: usize, body: usize) -> DecodeError {
+        if let Err(e) = self.check(at, 4) {
+            return e;
+        }
+        let pos = at + 4;
+        self.err(
+            K::Truncated {
+                needed: body,
+                available: self.buf.len().saturating_sub(pos),
+            },
+            pos,
+        )
     }
 
     /// Reads an `array<string>`: each element holds the offset of its text.
