@@ -214,7 +214,7 @@ pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
     // SAFETY: SSE2 is part of the x86-64 baseline; the loads read 16 bytes each from a 32-byte
     // array.
     #[allow(unused_unsafe)]
-    let (zero, ge_80, ge_800, sur, ascii) = unsafe {
+    let (zero, ge_80, ge_800, sur, ascii, lo, hi) = unsafe {
         let lo = _mm_loadu_si128(bytes.as_ptr().cast());
         let hi = _mm_loadu_si128(bytes.as_ptr().add(16).cast());
         // Two mask bits per unit: bit 2i and 2i+1 for unit i.
@@ -236,6 +236,8 @@ pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
             !mask(&is(0xf800, 0)),
             mask(&is(0xf800, 0xd800)),
             _mm_packus_epi16(lo, hi),
+            lo,
+            hi,
         )
     };
     if zero == 0 {
@@ -254,7 +256,7 @@ pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
     if sur & keep != 0 || utf8_len > INLINE {
         return None;
     }
-    let mut out = [0u8; INLINE + SLACK];
+    let mut out = [0u8; WINDOW_OUT];
     if ge_80 == 0 {
         // ASCII: the low bytes of the units, packed by `packus` (exact, every unit < 0x80).
         let dst: &mut [u8; SHORT] = (&mut out[..SHORT]).try_into().expect("16 bytes");
@@ -266,12 +268,39 @@ pub fn read_short(b: &[u8]) -> Option<(super::TeraString, usize)> {
             utf8_len,
             surrogates: false,
         };
-        transcode(bytes, scan, &mut out);
+        transcode_window(bytes, lo, hi, scan, &mut out);
     }
     // SAFETY: `out[..utf8_len]` is the UTF-8 of the units: their low bytes when all are ASCII,
-    // else `transcode`'s output (surrogate-free, sized by the same classification as `scan`).
+    // else the transcoders' output (surrogate-free, sized by the same classification).
     let text = unsafe { core::str::from_utf8_unchecked(&out[..utf8_len]) };
     Some((super::TeraString::new(text), units))
+}
+
+/// The room [`read_short`] transcodes its window into: the whole window is transcoded
+/// (up to 48 bytes, the last 16-byte store starting at most at byte 36), of which the
+/// string is the first `utf8_len ≤ 24`.
+#[cfg(target_arch = "x86_64")]
+const WINDOW_OUT: usize = 64;
+
+/// [`read_short`]'s non-ASCII case: the window's units (`bytes`, also loaded as `lo` and `hi`)
+/// into `out`, with SSSE3 when the CPU has it.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transcode_window(
+    bytes: &[u8; 2 * SHORT],
+    lo: core::arch::x86_64::__m128i,
+    hi: core::arch::x86_64::__m128i,
+    scan: Scan,
+    out: &mut [u8; WINDOW_OUT],
+) {
+    #[cfg(feature = "std")]
+    if std::arch::is_x86_feature_detected!("ssse3") {
+        // SAFETY: the CPU has SSSE3 (just checked).
+        unsafe { ssse3::transcode_window(lo, hi, out) };
+        return;
+    }
+    let _ = (lo, hi);
+    transcode_words(&bytes[..2 * scan.units], scan, out);
 }
 
 /// Without SSE2 there is no short-string path: every string goes through [`scan`].
@@ -396,36 +425,76 @@ mod ssse3 {
             unsafe {
                 let u =
                     _mm_unpacklo_epi16(_mm_loadl_epi64(four.as_ptr().cast()), _mm_setzero_si128());
-                let ge_80 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7f));
-                let ge_800 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7ff));
-                let low6 = _mm_and_si128(u, _mm_set1_epi32(0x3f));
-                let mid6 = _mm_and_si128(_mm_srli_epi32(u, 6), _mm_set1_epi32(0x3f));
-                // 110xxxxx 10xxxxxx, as bytes in wire order.
-                let two = _mm_or_si128(
-                    _mm_or_si128(_mm_srli_epi32(u, 6), _mm_slli_epi32(low6, 8)),
-                    _mm_set1_epi32(0x80c0),
-                );
-                // 1110xxxx 10xxxxxx 10xxxxxx.
-                let three = _mm_or_si128(
-                    _mm_or_si128(_mm_srli_epi32(u, 12), _mm_slli_epi32(mid6, 8)),
-                    _mm_or_si128(_mm_slli_epi32(low6, 16), _mm_set1_epi32(0x80_80e0)),
-                );
-                let w = _mm_or_si128(
-                    _mm_or_si128(
-                        _mm_andnot_si128(ge_80, u),
-                        _mm_and_si128(_mm_andnot_si128(ge_800, ge_80), two),
-                    ),
-                    _mm_and_si128(ge_800, three),
-                );
-                let key = _mm_movemask_ps(_mm_castsi128_ps(ge_80)) as usize
-                    | (_mm_movemask_ps(_mm_castsi128_ps(ge_800)) as usize) << 4;
-                let (shuffle, len) = &LAYOUTS[key];
-                let packed = _mm_shuffle_epi8(w, _mm_loadu_si128(shuffle.as_ptr().cast()));
+                let (packed, len) = four_units(u);
                 _mm_storeu_si128(dst.as_mut_ptr().cast(), packed);
-                o += *len as usize;
+                o += len;
             }
             i += 4;
         }
+    }
+
+    /// [`super::read_short`]'s window of 16 units (`lo`, `hi`) transcoded whole, as four
+    /// groups of four without a loop: the string's length decides nothing here (a loop's exit
+    /// mispredicted on strings of random length), and the bytes of the units past its
+    /// terminator land past its UTF-8, where the caller ignores them.
+    ///
+    /// # Safety
+    /// The CPU must have SSSE3.
+    #[target_feature(enable = "ssse3")]
+    pub(super) unsafe fn transcode_window(
+        lo: __m128i,
+        hi: __m128i,
+        out: &mut [u8; super::WINDOW_OUT],
+    ) {
+        let z = _mm_setzero_si128();
+        let mut o = 0;
+        for u in [
+            _mm_unpacklo_epi16(lo, z),
+            _mm_unpackhi_epi16(lo, z),
+            _mm_unpacklo_epi16(hi, z),
+            _mm_unpackhi_epi16(hi, z),
+        ] {
+            let (packed, len) = four_units(u);
+            // At most 12 bytes a group, so `o ≤ 36` here and the store ends by byte 52.
+            let dst: &mut [u8; 16] = (&mut out[o..o + 16]).try_into().expect("16 bytes");
+            // SAFETY: the store writes the 16 bytes of `dst`.
+            unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), packed) };
+            o += len;
+        }
+    }
+
+    /// The UTF-8 of four units (one in each 32-bit lane of `u`, below U+10000, surrogates taken
+    /// as 3-byte characters), packed into the low bytes of the result, and its length.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn four_units(u: __m128i) -> (__m128i, usize) {
+        let ge_80 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7f));
+        let ge_800 = _mm_cmpgt_epi32(u, _mm_set1_epi32(0x7ff));
+        let low6 = _mm_and_si128(u, _mm_set1_epi32(0x3f));
+        let mid6 = _mm_and_si128(_mm_srli_epi32(u, 6), _mm_set1_epi32(0x3f));
+        // 110xxxxx 10xxxxxx, as bytes in wire order.
+        let two = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi32(u, 6), _mm_slli_epi32(low6, 8)),
+            _mm_set1_epi32(0x80c0),
+        );
+        // 1110xxxx 10xxxxxx 10xxxxxx.
+        let three = _mm_or_si128(
+            _mm_or_si128(_mm_srli_epi32(u, 12), _mm_slli_epi32(mid6, 8)),
+            _mm_or_si128(_mm_slli_epi32(low6, 16), _mm_set1_epi32(0x80_80e0)),
+        );
+        let w = _mm_or_si128(
+            _mm_or_si128(
+                _mm_andnot_si128(ge_80, u),
+                _mm_and_si128(_mm_andnot_si128(ge_800, ge_80), two),
+            ),
+            _mm_and_si128(ge_800, three),
+        );
+        let key = _mm_movemask_ps(_mm_castsi128_ps(ge_80)) as usize
+            | (_mm_movemask_ps(_mm_castsi128_ps(ge_800)) as usize) << 4;
+        let (shuffle, len) = &LAYOUTS[key];
+        // SAFETY: reads the 16 bytes of `shuffle`.
+        let mask = unsafe { _mm_loadu_si128(shuffle.as_ptr().cast()) };
+        (_mm_shuffle_epi8(w, mask), *len as usize)
     }
 }
 
