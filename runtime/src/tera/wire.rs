@@ -271,7 +271,9 @@ pub struct Place<'s, T> {
 pub struct Filled<'s>(PhantomData<fn(&'s ()) -> &'s ()>);
 
 impl<'s, T> Place<'s, T> {
-    fn new(slot: &'s mut MaybeUninit<T>) -> Self {
+    /// The place `slot` (private to the runtime: a `Place` is made only where its `Filled` is
+    /// then trusted).
+    pub(crate) fn new(slot: &'s mut MaybeUninit<T>) -> Self {
         Place {
             slot,
             _brand: PhantomData,
