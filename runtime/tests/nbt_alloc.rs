@@ -1,5 +1,6 @@
 //! Allocation guard: reading hostile input never allocates more than a small multiple of the
 //! input size (a counting global allocator tracks the peak of live bytes).
+#![cfg(feature = "nbt")]
 
 #[path = "support/counting.rs"]
 mod counting;

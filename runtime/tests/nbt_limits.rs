@@ -1,5 +1,6 @@
 //! Hostile input: depth limits (Minecraft's 512, root included), huge declared lengths,
 //! decompression bombs, truncated streams, and random corruption that must never panic.
+#![cfg(feature = "nbt")]
 
 use std::io::Write;
 

@@ -1,5 +1,6 @@
 //! Property tests: random trees round-trip through every binary flavour, the zero-copy reader,
 //! the JSON dump and SNBT.
+#![cfg(feature = "nbt")]
 
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};

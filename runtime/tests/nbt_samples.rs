@@ -1,5 +1,6 @@
 //! Every sample of the shared NBT sample set against its independent JSON dump, and read→write
 //! byte identity for every valid binary sample.
+#![cfg(feature = "nbt")]
 
 use std::path::PathBuf;
 

@@ -1,5 +1,5 @@
 //! serde: derived structs to NBT and back, and reading a real file into a struct.
-#![cfg(feature = "serde")]
+#![cfg(all(feature = "nbt", feature = "serde"))]
 
 use def_runtime::nbt::serde::{IntArray, LongArray, from_bytes, from_tag, to_bytes, to_tag};
 use def_runtime::nbt::{Edition, ReadOptions, Tag, TagType, nbt};
