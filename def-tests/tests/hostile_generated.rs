@@ -99,6 +99,50 @@ fn counts_of_65535() {
 }
 
 #[test]
+fn element_checks_in_the_chains_order() {
+    // `ints` (count @10, offset @12) of two elements: the first at 168 (over `entries[1]`, read
+    // later), the second 6 bytes before the end, where its `here` and `next` fit but its value
+    // does not, and its `here` is wrong. Strict mode reports the `here`, lenient mode the
+    // truncation, in both codecs (the generated `array<T>` loop once reported the truncation
+    // in both modes: found by fuzzing).
+    let mut b = every();
+    let last = b.len() - 6;
+    assert!(last > 172, "{}", b.len());
+    put16(&mut b, 10, 2);
+    put16(&mut b, 12, 168);
+    put16(&mut b, 168, 168);
+    put16(&mut b, 170, last as u16);
+    put16(&mut b, last, 0x4ce4);
+    put16(&mut b, last + 2, 0);
+    let d = definition(EVERY);
+    for (opts, kind, at) in [
+        (
+            Options::new().strict(true),
+            K::HereMismatch {
+                here: 0x4ce4,
+                offset: last,
+            },
+            last,
+        ),
+        (
+            Options::new(),
+            K::Truncated {
+                needed: 4,
+                available: 2,
+            },
+            last + 4,
+        ),
+    ] {
+        let typed = CEveryType::decode(&b, opts).unwrap_err();
+        let dynamic = d.decode(&b, opts).unwrap_err();
+        for e in [&typed, &dynamic] {
+            assert_eq!((e.kind(), e.offset()), (&kind, at), "{e}");
+            assert_eq!(e.path(), "ints[1]");
+        }
+    }
+}
+
+#[test]
 fn offsets_into_the_header() {
     for (at, off) in [(26, 2u16), (4, 1), (4, 3)] {
         let mut b = every();

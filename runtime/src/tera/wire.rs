@@ -652,11 +652,17 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    /// Why an element of `body` bytes does not fit at `at`: the error [`Reader::chain`] gives.
+    /// Why an element of `body` bytes does not fit at `at`: the error [`Reader::chain`] gives,
+    /// whose checks come in this order (its `here` and `next`, in strict mode `here`, then the
+    /// body).
     #[cold]
     fn element_error(&self, at: usize, body: usize) -> DecodeError {
         if let Err(e) = self.check(at, 4) {
             return e;
+        }
+        let here = u16::read(&self.buf[at..]) as usize;
+        if self.strict && here != at {
+            return self.err(K::HereMismatch { here, offset: at }, at);
         }
         let pos = at + 4;
         self.err(
