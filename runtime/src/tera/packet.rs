@@ -1,10 +1,9 @@
 //! The [`Packet`] trait: a whole message with its header.
 
 use alloc::vec::Vec;
-use core::mem::MaybeUninit;
 
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::wire::{Level, Options, Place, Reader, Writer};
+use super::wire::{Level, Options, Reader, Writer};
 
 /// A TERA message type generated from one `.def` file.
 pub trait Packet: Level {
@@ -15,12 +14,7 @@ pub trait Packet: Level {
 
     /// Reads a whole packet, header included (the opcode is not checked).
     fn decode(bytes: &[u8], opts: Options) -> Result<Self, DecodeError> {
-        let mut slot = MaybeUninit::uninit();
-        match decode_packet::<Self>(bytes, opts, &mut slot) {
-            // SAFETY: `decode_packet` returns `Ok` only with the slot written.
-            Ok(()) => Ok(unsafe { slot.assume_init() }),
-            Err(e) => Err(e.in_packet(Self::NAME, Self::VERSION)),
-        }
+        decode_packet::<Self>(bytes, opts).map_err(|e| e.in_packet(Self::NAME, Self::VERSION))
     }
 
     /// Writes a whole packet with `opcode` in its header.
@@ -52,44 +46,18 @@ pub trait Packet: Level {
     }
 }
 
-/// Decodes a whole `P` into `slot`, which holds the value when this returns `Ok`.
-///
-/// The packet is decoded where it ends up: returned by value through the body's `Result`, then
-/// [`decode_whole`]'s, the largest messages (hundreds of bytes of fixed fields) were copied
-/// three times, 3 % of decoding them.
-fn decode_packet<P: Level>(
-    bytes: &[u8],
-    opts: Options,
-    slot: &mut MaybeUninit<P>,
-) -> Result<(), DecodeError> {
-    let mut r = open(bytes, opts)?;
-    P::decode_into(&mut r, Place::new(slot))?;
-    if let Err(e) = close(&r) {
-        // SAFETY: `decode_into` returned `Ok`, so it wrote the slot (see `Place`).
-        unsafe { slot.assume_init_drop() };
-        return Err(e);
-    }
-    Ok(())
+fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError> {
+    decode_whole(bytes, opts, P::decode_level)
 }
 
-/// The dynamic codec's form of [`decode_packet`]: the same checks around the body, which `body`
-/// reads and returns.
-#[cfg(feature = "dynamic")]
+/// The checks around a whole packet, shared by generated code and the dynamic codec: the header
+/// is there, and in strict mode its length is the packet's and no byte is left over; `body`
+/// reads the body.
 pub(crate) fn decode_whole<T>(
     bytes: &[u8],
     opts: Options,
     body: impl FnOnce(&mut Reader<'_>) -> Result<T, DecodeError>,
 ) -> Result<T, DecodeError> {
-    let mut r = open(bytes, opts)?;
-    let p = body(&mut r)?;
-    close(&r)?;
-    Ok(p)
-}
-
-/// The reader over a whole packet, once its header is checked: there, and in strict mode giving
-/// the packet's length.
-#[inline]
-fn open(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
     let body_start = opts.body_offset();
     if bytes.len() < body_start {
         return Err(DecodeError::new(
@@ -113,23 +81,18 @@ fn open(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
             ));
         }
     }
-    Ok(Reader::new(bytes, opts))
-}
-
-/// After the body: in strict mode, no byte of the packet may be left unread.
-#[inline]
-fn close(r: &Reader<'_>) -> Result<(), DecodeError> {
-    let len = r.buf().len();
-    if r.is_strict() && r.furthest() != len {
+    let mut r = Reader::new(bytes, opts);
+    let p = body(&mut r)?;
+    if opts.strict && r.furthest() != bytes.len() {
         return Err(DecodeError::new(
             DecodeErrorKind::TrailingBytes {
                 used: r.furthest(),
-                len,
+                len: bytes.len(),
             },
             r.furthest(),
         ));
     }
-    Ok(())
+    Ok(p)
 }
 
 /// The framing around a whole packet, shared by generated code and the dynamic codec: the header

@@ -271,9 +271,7 @@ pub struct Place<'s, T> {
 pub struct Filled<'s>(PhantomData<fn(&'s ()) -> &'s ()>);
 
 impl<'s, T> Place<'s, T> {
-    /// The place `slot` (private to the runtime: a `Place` is made only where its `Filled` is
-    /// then trusted).
-    pub(crate) fn new(slot: &'s mut MaybeUninit<T>) -> Self {
+    fn new(slot: &'s mut MaybeUninit<T>) -> Self {
         Place {
             slot,
             _brand: PhantomData,
