@@ -299,6 +299,7 @@ fn transcode_window(
         unsafe { ssse3::transcode_window(lo, hi, out) };
         return;
     }
+    // Without SSSE3 (or without std to detect it) the registers go unused.
     let _ = (lo, hi);
     transcode_words(&bytes[..2 * scan.units], scan, out);
 }

@@ -521,37 +521,58 @@ impl<'a> Reader<'a> {
         self.charge(count * element_size, first)?;
         let saved = self.pos;
         let mut end = saved;
-        let mut at = first;
-        let mut prev: Option<usize> = None;
+        let (mut at, mut prev) = (first, 0);
         for i in 0..count {
-            if let Some(p) = prev {
-                if at == 0 {
-                    return Err(self
-                        .err(K::ChainEndsEarly { read: i, count }, p)
-                        .at_index(i));
-                }
-                if at <= p {
-                    return Err(self
-                        .err(K::ElementLoop { next: at, from: p }, p)
-                        .at_index(i));
-                }
-            }
+            self.check_link(i, count, at, prev)
+                .map_err(|e| e.at_index(i))?;
             self.check(at, 4).map_err(|e| e.at_index(i))?;
             let here = u16::read(&self.buf[at..]) as usize;
             let next = u16::read(&self.buf[at + 2..]) as usize;
-            if self.strict && here != at {
-                return Err(self
-                    .err(K::HereMismatch { here, offset: at }, at)
-                    .at_index(i));
-            }
+            self.check_here(here, at).map_err(|e| e.at_index(i))?;
             self.pos = at + 4;
             self.touch(self.pos);
             f(self, i).map_err(|e| e.at_index(i))?;
             end = end.max(self.pos);
-            prev = Some(at);
+            prev = at;
             at = next;
         }
         self.pos = end;
+        Ok(())
+    }
+
+    /// The link to element `i` of `count`, at `at` after the one at `prev`: there is one (the
+    /// chain does not end early) and it leads forward (no loop).
+    #[inline(always)]
+    fn check_link(
+        &self,
+        i: usize,
+        count: usize,
+        at: usize,
+        prev: usize,
+    ) -> Result<(), DecodeError> {
+        if i > 0 {
+            if at == 0 {
+                return Err(self.err(K::ChainEndsEarly { read: i, count }, prev));
+            }
+            if at <= prev {
+                return Err(self.err(
+                    K::ElementLoop {
+                        next: at,
+                        from: prev,
+                    },
+                    prev,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// In strict mode, an element's `here` is its own offset.
+    #[inline(always)]
+    fn check_here(&self, here: usize, at: usize) -> Result<(), DecodeError> {
+        if self.strict && here != at {
+            return Err(self.err(K::HereMismatch { here, offset: at }, at));
+        }
         Ok(())
     }
 
@@ -609,34 +630,14 @@ impl<'a> Reader<'a> {
         let out = &mut v.spare_capacity_mut()[..count];
         let (mut at, mut prev, mut end) = (first, 0, self.pos);
         for (i, slot) in out.iter_mut().enumerate() {
-            if i > 0 {
-                if at == 0 {
-                    return Err(self
-                        .err(K::ChainEndsEarly { read: i, count }, prev)
-                        .at_index(i));
-                }
-                if at <= prev {
-                    return Err(self
-                        .err(
-                            K::ElementLoop {
-                                next: at,
-                                from: prev,
-                            },
-                            prev,
-                        )
-                        .at_index(i));
-                }
-            }
+            self.check_link(i, count, at, prev)
+                .map_err(|e| e.at_index(i))?;
             let element = match buf.get(at..at + size) {
                 Some(e) if at >= self.body => e,
                 _ => return Err(self.element_error(at, T::SIZE).at_index(i)),
             };
-            let here = u16::read(element) as usize;
-            if self.strict && here != at {
-                return Err(self
-                    .err(K::HereMismatch { here, offset: at }, at)
-                    .at_index(i));
-            }
+            self.check_here(u16::read(element) as usize, at)
+                .map_err(|e| e.at_index(i))?;
             slot.write(T::read(&element[4..]));
             end = end.max(at + size);
             prev = at;
@@ -658,9 +659,8 @@ impl<'a> Reader<'a> {
         if let Err(e) = self.check(at, 4) {
             return e;
         }
-        let here = u16::read(&self.buf[at..]) as usize;
-        if self.strict && here != at {
-            return self.err(K::HereMismatch { here, offset: at }, at);
+        if let Err(e) = self.check_here(u16::read(&self.buf[at..]) as usize, at) {
+            return e;
         }
         let pos = at + 4;
         self.err(
