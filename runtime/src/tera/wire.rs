@@ -507,18 +507,7 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         let first = meta.offset as usize;
-        let available = self.buf.len().saturating_sub(first);
-        if count * element_size > available {
-            return Err(self.err(
-                K::CountTooLarge {
-                    count,
-                    element_size,
-                    available,
-                },
-                first,
-            ));
-        }
-        self.charge(count * element_size, first)?;
+        self.claim(count, element_size, first)?;
         let saved = self.pos;
         let mut end = saved;
         let (mut at, mut prev) = (first, 0);
@@ -538,6 +527,29 @@ impl<'a> Reader<'a> {
         }
         self.pos = end;
         Ok(())
+    }
+
+    /// Before an element chain is walked: its `count` elements of at least `element_size` bytes
+    /// fit between `first` and the packet's end, and are counted against the read budget.
+    #[inline(always)]
+    fn claim(
+        &mut self,
+        count: usize,
+        element_size: usize,
+        first: usize,
+    ) -> Result<(), DecodeError> {
+        let available = self.buf.len().saturating_sub(first);
+        if count * element_size > available {
+            return Err(self.err(
+                K::CountTooLarge {
+                    count,
+                    element_size,
+                    available,
+                },
+                first,
+            ));
+        }
+        self.charge(count * element_size, first)
     }
 
     /// The link to element `i` of `count`, at `at` after the one at `prev`: there is one (the
@@ -613,18 +625,7 @@ impl<'a> Reader<'a> {
         }
         let size = 4 + T::SIZE;
         let first = meta.offset as usize;
-        let available = self.buf.len().saturating_sub(first);
-        if count * size > available {
-            return Err(self.err(
-                K::CountTooLarge {
-                    count,
-                    element_size: size,
-                    available,
-                },
-                first,
-            ));
-        }
-        self.charge(count * size, first)?;
+        self.claim(count, size, first)?;
         let buf: &'a [u8] = self.buf;
         let mut v = Vec::with_capacity(count);
         let out = &mut v.spare_capacity_mut()[..count];
