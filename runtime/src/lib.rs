@@ -1,10 +1,162 @@
-//! Runtime support for wire formats of games.
+//! Runtime for game wire formats: what code generated from TERA `.def` files links against, a
+//! TERA codec for definitions loaded at run time, and codecs for Godot's binary Variant format
+//! and Minecraft's NBT.
 //!
-//! * The crate root and [`tera`] hold what code generated from TERA `.def` files links against:
-//!   the little-endian wire reader and writer, the value types (`Vec3`, `Angle`, `SkillId`, …),
-//!   the [`Packet`] trait and the decode/encode errors.
-//! * [`godot`] (feature `godot`) is Godot's binary Variant format.
-//! * [`nbt`] (feature `nbt`) is Minecraft's NBT in its Java and Bedrock flavours.
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `std` | yes | `std::error::Error` for the errors; without it the TERA part is `no_std` + `alloc` |
+//! | `serde` | no | `Serialize`/`Deserialize` of the value types, for generated code with serde on |
+//! | `dynamic` | no | [`tera::dynamic`]: a `.def` loaded at run time, packets to and from JSON |
+//! | `godot` | no | [`godot`]: Godot 3 and 4 binary Variants, framings, typed JSON |
+//! | `nbt` | no | [`nbt`]: Java and Bedrock NBT, compressed files, region files, SNBT |
+//!
+//! Each section below is a complete program: read bytes, change a value, write bytes back.
+//!
+//! # TERA packets
+//!
+//! You do not write TERA types by hand: `def-codegen` (from build.rs) or `def-macro` (`def!`)
+//! generates one struct per message from its `.def` file, with a [`Packet`] impl over this
+//! crate's wire reader and writer. This is the definition `S_EXAMPLE.1.def` of the repository's
+//! README:
+//!
+//! ```text
+//! int32  level
+//! string name
+//! array  items
+//! - uint32 id
+//! - int16  amount
+//! ```
+//!
+//! and a proxy that raises `level` of a packet it forwards:
+//!
+//! ```
+//! # mod s_example { def_macro::def!("../protocol-defs/data/definitions/S_EXAMPLE.1.def"); }
+//! use def_runtime::{Options, Packet};
+//! use s_example::SExample;
+//!
+//! // Header (length 0x28, opcode 0x1234), then the fields as LAYOUT.md places them.
+//! let bytes = [
+//!     0x28, 0x00, 0x34, 0x12, 0x0e, 0x00, 0x02, 0x00, 0x14, 0x00, 0x07, 0x00, 0x00, 0x00,
+//!     0x48, 0x00, 0x69, 0x00, 0x00, 0x00, 0x14, 0x00, 0x1e, 0x00, 0x01, 0x00, 0x00, 0x00,
+//!     0xfe, 0xff, 0x1e, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00,
+//! ];
+//! let opcode = def_runtime::tera::opcode(&bytes).unwrap();
+//! let mut packet = SExample::decode(&bytes, Options::new())?;
+//! assert_eq!((packet.level, packet.name.as_str()), (7, "Hi"));
+//! assert_eq!((packet.items[1].id, packet.items[1].amount), (3, 4));
+//!
+//! packet.level = 8;
+//! let out = packet.encode(opcode, Options::new())?;
+//! assert_eq!(out[10], 8); // `level` sits at offset 10; every other byte is unchanged
+//! assert_eq!((&out[..10], &out[11..]), (&bytes[..10], &bytes[11..]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`Options`] chooses strict decoding (trailing bytes and wrong element offsets are errors)
+//! and the 8 padding bytes some opcodes carry after the header. Errors ([`DecodeError`],
+//! [`EncodeError`]) give the byte offset and the field path (`items[1].amount`).
+//!
+//! # The dynamic codec (feature `dynamic`)
+//!
+//! When definitions are known only at run time (a sniffer that reads tera-data at start-up),
+//! [`tera::dynamic::Definition`] compiles `.def` text and converts packets to and from JSON in
+//! the form of the JavaScript reference (tera-data-parser):
+//!
+//! ```
+//! # #[cfg(feature = "dynamic")] {
+//! use def_parser::Mode;
+//! use def_runtime::Options;
+//! use def_runtime::tera::dynamic::{Definition, Missing};
+//!
+//! let def = Definition::from_text("S_PING.1.def", "uint32 seq\nstring note\n", Mode::Strict)?;
+//! // Header, the offset of `note`, `seq`, then "ok" in UTF-16 with its terminator.
+//! let bytes = [0x10, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x05, 0x00, 0x00, 0x00, 0x6f, 0x00, 0x6b, 0x00, 0x00, 0x00];
+//! let mut json = def.decode(&bytes, Options::new())?;
+//! assert_eq!(json, serde_json::json!({ "seq": 5, "note": "ok" }));
+//!
+//! json["seq"] = 6.into();
+//! json["note"] = "okay".into();
+//! let out = def.encode(&json, 0x0101, Options::new(), Missing::Error)?;
+//! assert_eq!(out, [
+//!     0x14, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x06, 0x00, 0x00, 0x00,
+//!     0x6f, 0x00, 0x6b, 0x00, 0x61, 0x00, 0x79, 0x00, 0x00, 0x00,
+//! ]);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Godot Variants (feature `godot`)
+//!
+//! [`godot::decode`] and [`godot::encode`] read and write the bytes of `var2bytes` (Godot 3) and
+//! `var_to_bytes` (Godot 4); nothing on the wire says which version wrote them, so the options
+//! name it. [`godot::framing`] adds the length prefixes of `PacketPeer`, `StreamPeer` and
+//! `File.store_var`, and base64; [`godot::json`] a lossless typed JSON form.
+//!
+//! ```
+//! # #[cfg(feature = "godot")] {
+//! use def_runtime::godot::{self, DecodeOptions, EncodeOptions, Variant, Version};
+//!
+//! // var2bytes({"z": 1, "a": 2, "m": 3}) from Godot 3.2.3.
+//! let bytes = [
+//!     0x12, 0, 0, 0, 3, 0, 0, 0, // Dictionary, 3 entries
+//!     4, 0, 0, 0, 1, 0, 0, 0, b'z', 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, // "z": 1
+//!     4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, // "a": 2
+//!     4, 0, 0, 0, 1, 0, 0, 0, b'm', 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, // "m": 3
+//! ];
+//! let mut value = godot::decode_exact(&bytes, &DecodeOptions::new(Version::Godot3))?;
+//! let Variant::Dictionary(dict) = &mut value else { panic!("not a dictionary") };
+//! assert_eq!(dict.get("a"), Some(&Variant::Int(2)));
+//!
+//! dict.entries[1].1 = Variant::Int(20); // insertion order is kept
+//! let out = godot::encode(&value, &EncodeOptions::new(Version::Godot3))?;
+//! let mut expected = bytes;
+//! expected[44] = 20; // the int of "a"
+//! assert_eq!(out, expected);
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Decoding never trusts a length: counts are checked against the remaining input before
+//! anything is allocated, depth is limited as in the engine, and errors say the byte offset and
+//! the path (`[3]["key"]`). The repository's `docs/godot.md` lists every decision.
+//!
+//! # NBT (feature `nbt`)
+//!
+//! [`nbt::NbtFile::read`] detects gzip, zlib or no compression and Bedrock's `level.dat`
+//! header; [`nbt::NbtFile::to_bytes`] writes the file back the way it was stored. The tree
+//! ([`nbt::Tag`], [`nbt::Compound`], typed [`nbt::List`]s) keeps entry order, duplicate keys and
+//! float bits, so an unchanged file writes back byte for byte. [`nbt::borrow`] is a zero-copy
+//! reader, [`nbt::region`] reads `.mca` files, [`nbt::snbt`] prints and parses SNBT.
+//!
+//! ```
+//! # #[cfg(feature = "nbt")] {
+//! use def_runtime::nbt::{Edition, FileOptions, NbtFile, Tag};
+//!
+//! // hello_world.nbt of the NBT specification: {"name": "Bananrama"} in a root "hello world".
+//! let mut bytes = vec![0x0a, 0x00, 0x0b];
+//! bytes.extend_from_slice(b"hello world");
+//! bytes.extend_from_slice(&[0x08, 0x00, 0x04]);
+//! bytes.extend_from_slice(b"name");
+//! bytes.extend_from_slice(&[0x00, 0x09]);
+//! bytes.extend_from_slice(b"Bananrama");
+//! bytes.push(0x00);
+//!
+//! let mut file = NbtFile::read(&bytes, &FileOptions::new(Edition::Java))?;
+//! let Tag::Compound(root) = &mut file.roots[0].tag else { panic!("not a compound") };
+//! assert!(root.get("name").and_then(Tag::as_string).is_some_and(|s| s.eq_str("Bananrama")));
+//!
+//! root.insert("name", "Banana");
+//! let out = file.to_bytes()?;
+//! assert_eq!(out.len(), bytes.len() - 3);
+//! assert_eq!(&out[out.len() - 9..], b"\x00\x06Banana\x00");
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Every declared length is checked against the remaining bytes before allocating,
+//! decompression has a budget, depth is limited to Minecraft's 512, and errors carry the byte
+//! offset and the tag path (`Level.Sections[3].Palette`). The repository's `docs/nbt.md` lists
+//! every decision.
 #![warn(missing_docs)]
 #![cfg_attr(not(feature = "std"), no_std)]
 
