@@ -1,12 +1,53 @@
-//! The `def!` proc-macro: typed TERA packet code from a `.def` file, at the call site.
+//! The `def!` proc-macro: typed TERA packet code from a `.def` file, at the call site, with no
+//! build script.
 //!
-//! ```ignore
+//! ```toml
+//! [dependencies]
+//! def-macro = "0.1"
+//! def-runtime = "0.1"   # features = ["serde"] if you pass `serde = true`
+//! ```
+//!
+//! `tests/ui/defs/S_EXAMPLE.1.def` holds the example of the format's documentation:
+//!
+//! ```text
+//! int32 number
+//! array list
+//! - int16 value
+//! ```
+//!
+//! `def!` turns it into `SExample` (one field per line, `list: Vec<SExampleList>`) with a
+//! [`Packet`](https://docs.rs/def-runtime/latest/def_runtime/trait.Packet.html) impl. A program
+//! that reads such a packet, changes it and writes it back:
+//!
+//! ```
 //! mod s_example {
-//!     def_macro::def!("defs/S_EXAMPLE.1.def");
+//!     def_macro::def!("tests/ui/defs/S_EXAMPLE.1.def");
 //! }
 //! use def_runtime::{Options, Packet};
-//! let p = s_example::SExample::decode(&bytes, Options::new())?;
+//! use s_example::{SExample, SExampleList};
+//!
+//! // Header (length 24, opcode 0x0201), the array's count and offset, `number`, two elements.
+//! let bytes = [
+//!     0x18, 0x00, 0x01, 0x02, 0x02, 0x00, 0x0c, 0x00, 0x07, 0x00, 0x00, 0x00,
+//!     0x0c, 0x00, 0x12, 0x00, 0x01, 0x00, 0x12, 0x00, 0x00, 0x00, 0xfe, 0xff,
+//! ];
+//! let mut packet = SExample::decode(&bytes, Options::new())?;
+//! assert_eq!(packet.number, 7);
+//! assert_eq!(packet.list, [SExampleList { value: 1 }, SExampleList { value: -2 }]);
+//!
+//! packet.list.pop();
+//! let out = packet.encode(0x0201, Options::new())?;
+//! // One element fewer: 6 bytes shorter, count 1, the first element's `next` is 0.
+//! assert_eq!(out, [
+//!     0x12, 0x00, 0x01, 0x02, 0x01, 0x00, 0x0c, 0x00, 0x07, 0x00, 0x00, 0x00,
+//!     0x0c, 0x00, 0x00, 0x00, 0x01, 0x00,
+//! ]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! For a whole protocol (hundreds of definitions), generate from build.rs with `def-codegen`
+//! instead: the items are the same, and they are generated once rather than at every build of
+//! the calling crate.
 //!
 //! The macro is a thin adapter: it reads the file and hands it to
 //! [`def_codegen::Config::generate_one`], the very function whose output the build.rs API writes
@@ -62,8 +103,11 @@ use syn::{Ident, Lit, LitBool, LitStr, Token};
 
 /// Typed packet code from a `.def` file; see the [crate documentation](crate) for the options.
 ///
-/// ```ignore
-/// def_macro::def!("defs/S_EXAMPLE.1.def", serde = true, padding = false);
+/// ```
+/// mod s_example {
+///     def_macro::def!("tests/ui/defs/S_EXAMPLE.1.def", padding = false, comments = false);
+/// }
+/// assert!(!s_example::PADDING);
 /// ```
 #[proc_macro]
 pub fn def(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
