@@ -201,7 +201,8 @@ impl Config {
         self
     }
 
-    /// Leaves `.def` lines out of doc comments.
+    /// Leaves `.def` lines out of doc comments (each field's doc is then only its `.def` name, so
+    /// that `#![deny(missing_docs)]` still holds).
     pub fn disable_comments(&mut self) -> &mut Self {
         self.emit.comments = false;
         self
