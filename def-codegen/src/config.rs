@@ -106,6 +106,86 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// Ends a build script that failed: prints this error for cargo and exits, so that cargo
+    /// fails the build showing only the diagnostics. [`Config::compile_or_exit`] calls it; call it
+    /// for the other results of this crate (`def_codegen::protocol::generate`).
+    ///
+    /// Each diagnostic becomes `cargo::error=` lines (warnings of the failed files
+    /// `cargo::warning=`): `FILE:LINE:COL: error: MESSAGE`, then the line with a caret under the
+    /// fault, with `FILE` relative to the crate (`CARGO_MANIFEST_DIR`) when it is inside it. The
+    /// process then exits with status 0: cargo fails the build anyway because errors were logged
+    /// ("build script logged errors"), and a non-zero status would make it add the build script's
+    /// whole output again under "failed to run custom build command". Needs cargo 1.84 or newer,
+    /// the first to know `cargo::error`.
+    pub fn exit_build_script(&self) -> ! {
+        for line in self.cargo_lines() {
+            println!("{line}");
+        }
+        std::process::exit(0)
+    }
+
+    /// The `cargo::error=`/`cargo::warning=` lines of [`Error::exit_build_script`].
+    fn cargo_lines(&self) -> Vec<String> {
+        match self {
+            Error::Defs(reports) => reports.iter().flat_map(cargo_report).collect(),
+            Error::Io(p, e) => cargo_text(
+                "error",
+                &format!("{}: {e}", shown_path(&p.display().to_string())),
+            ),
+            Error::FileName(p) => cargo_text(
+                "error",
+                &format!(
+                    "{}: file name is not NAME.VERSION[.PLATFORM].def",
+                    shown_path(&p.display().to_string())
+                ),
+            ),
+            other => cargo_text("error", &other.to_string()),
+        }
+    }
+}
+
+/// `path` relative to the crate being built (`CARGO_MANIFEST_DIR`) when it lies inside it (a
+/// relative path already is: build scripts run there), else as it is.
+fn shown_path(path: &str) -> String {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .and_then(|dir| {
+            Path::new(path)
+                .strip_prefix(dir)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// Every diagnostic of `report` as cargo lines, each `FILE:LINE:COL: SEVERITY: MESSAGE` followed
+/// by the faulty line with its caret.
+fn cargo_report(report: &Report) -> Vec<String> {
+    let file = shown_path(&report.file);
+    let mut lines = Vec::new();
+    for d in &report.diagnostics {
+        let severity = if d.is_error() { "error" } else { "warning" };
+        let head = format!("{file}:{}:{}: {severity}: {}", d.line, d.column, d.message);
+        // `render` opens with `SEVERITY: MESSAGE` and ` --> FILE:LINE:COL`, said in `head`.
+        let rendered = d.render(&file, &report.text);
+        let text = std::iter::once(head.as_str())
+            .chain(rendered.lines().skip(2))
+            .collect::<Vec<_>>()
+            .join("\n");
+        lines.extend(cargo_text(severity, &text));
+    }
+    lines
+}
+
+/// `text` as `cargo::SEVERITY=` lines, one per line of text: nothing in it (a `.def` line, a
+/// message) can start a directive of its own.
+fn cargo_text(severity: &str, text: &str) -> Vec<String> {
+    text.split(['\n', '\r'])
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("cargo::{severity}={l}"))
+        .collect()
+}
+
 impl Config {
     /// A configuration with the defaults: no inputs, `OUT_DIR`, `::def_runtime`, no serde.
     pub fn new() -> Self {
@@ -280,7 +360,8 @@ impl Config {
     /// Reads, checks and generates every input; writes the module files and the include file.
     ///
     /// Prints `cargo:rerun-if-changed` for every folder and `.def` file it reads (never for what
-    /// it writes) and the warnings as `cargo:warning`, unless [`Config::cargo_output`] is off.
+    /// it writes) and the warnings as `cargo::warning` lines (`FILE:LINE:COL: warning: ...`, the
+    /// line and a caret), unless [`Config::cargo_output`] is off.
     /// On error nothing of the include file is written and every diagnostic of every file is in
     /// [`Error::Defs`]; its `Display` shows each as `FILE:LINE:COL` with the line and a caret.
     pub fn compile(&self) -> Result<Vec<Generated>, Error> {
@@ -290,6 +371,20 @@ impl Config {
                 println!("{line}");
             }
         })
+    }
+
+    /// [`Config::compile`] for build.rs: on failure, the diagnostics go to cargo as errors, each
+    /// `FILE:LINE:COL: error: ...` with the line and a caret, and the build script ends (see
+    /// [`Error::exit_build_script`]).
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() {
+    ///     def_codegen::Config::new().input("defs").compile_or_exit();
+    /// }
+    /// ```
+    pub fn compile_or_exit(&self) -> Vec<Generated> {
+        self.compile().unwrap_or_else(|e| e.exit_build_script())
     }
 
     /// [`Config::compile`], handing each `cargo:` line to `cargo` instead of printing it.
@@ -325,7 +420,6 @@ impl Config {
         });
         for (path, result) in files.iter().zip(results) {
             let (name, generated_code) = result?;
-            let shown = path.display().to_string();
             let (code, warnings) = match generated_code {
                 Ok(c) => c,
                 Err(Error::Defs(r)) => {
@@ -334,8 +428,8 @@ impl Config {
                 }
                 Err(e) => return Err(e),
             };
-            for d in &warnings.diagnostics {
-                cargo(format!("cargo:warning={}", d.one_line(&shown)));
+            for line in cargo_report(&warnings) {
+                cargo(line);
             }
             let module = module_of(&name);
             let file = out.join(format!("{}.rs", module.replace("::", ".")));
@@ -560,8 +654,72 @@ mod tests {
         std::fs::write(&def, "int32 a\nint32<byte> b\n").unwrap();
         let (r, lines) = run(Config::new().input(&def).out_dir(t.0.join("out")));
         r.unwrap();
-        let warn = format!("cargo:warning={}:2:", def.display());
-        assert!(lines.iter().any(|l| l.starts_with(&warn)), "{lines:?}");
+        let warnings: Vec<&String> = lines.iter().filter(|l| !l.contains("rerun")).collect();
+        let head = format!(
+            "cargo::warning={}:2:7: warning: `<byte>` on `int32` is ignored",
+            def.display()
+        );
+        assert_eq!(
+            warnings,
+            [
+                &head,
+                "cargo::warning=  |",
+                "cargo::warning=2 | int32<byte> b",
+                "cargo::warning=  |       ^^^^",
+                "cargo::warning=  = expected a subtype only on `array`",
+            ],
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn build_script_errors_are_cargo_errors_relative_to_the_crate() {
+        let (_t, defs, out) = setup();
+        std::fs::write(
+            defs.join("S_BAD.1.def"),
+            "int32 a\nuint33 b\nint32<byte> c\n",
+        )
+        .unwrap();
+        let (r, _) = run(Config::new().input(&defs).out_dir(&out));
+        let err = r.unwrap_err();
+        let file = defs.join("S_BAD.1.def").display().to_string();
+        let lines = err.cargo_lines();
+        assert_eq!(
+            lines[..4],
+            [
+                format!("cargo::error={file}:2:1: error: unknown type `uint33`"),
+                "cargo::error=  |".to_string(),
+                "cargo::error=2 | uint33 b".to_string(),
+                "cargo::error=  | ^^^^^^".to_string(),
+            ],
+            "{lines:#?}"
+        );
+        // The warning of the failed file stays a warning.
+        assert!(
+            lines.contains(&format!(
+                "cargo::warning={file}:3:7: warning: `<byte>` on `int32` is ignored"
+            )),
+            "{lines:#?}"
+        );
+        // Inside the crate, paths are relative to it (cargo sets CARGO_MANIFEST_DIR for tests
+        // as for build scripts).
+        let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+        let inside = format!("{manifest}/defs/S_X.1.def");
+        assert_eq!(shown_path(&inside), "defs/S_X.1.def");
+        assert_eq!(shown_path("/elsewhere/S_X.1.def"), "/elsewhere/S_X.1.def");
+        let io = Error::Io(inside.into(), std::io::Error::other("gone"));
+        assert_eq!(io.cargo_lines(), ["cargo::error=defs/S_X.1.def: gone"]);
+    }
+
+    #[test]
+    fn nothing_in_a_message_starts_a_cargo_directive_of_its_own() {
+        let err = Error::Map("line one\ncargo::rustc-link-lib=evil\r\nthree".into());
+        let lines = err.cargo_lines();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.starts_with("cargo::error=")),
+            "{lines:?}"
+        );
     }
 
     #[test]

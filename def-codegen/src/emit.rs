@@ -339,7 +339,10 @@ impl Gen<'_> {
                 decl_docs(&m.decls)
             } else {
                 // Still a doc, so that a crate with `#![deny(missing_docs)]` builds.
-                vec![format!(" The field {} of the definition.", code_span(&m.name))]
+                vec![format!(
+                    " The field {} of the definition.",
+                    code_span(&m.name)
+                )]
             };
             if m.slots.len() > 1 {
                 docs.push(String::new());

@@ -60,7 +60,10 @@ const COMBINATIONS: &[Combination] = &[
             .type_attribute(".", "#[doc(alias = \"packet\")] #[must_use]")
             .type_attribute("C_EVERY_TYPE.entries", "#[non_exhaustive]")
             .field_attribute(".", "#[doc(alias = \"field\")]")
-            .field_attribute("S_KEYWORDS.type", "#[cfg_attr(feature = \"ser\", serde(skip))]");
+            .field_attribute(
+                "S_KEYWORDS.type",
+                "#[cfg_attr(feature = \"ser\", serde(skip))]",
+            );
     }),
 ];
 
@@ -113,9 +116,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
             .out_dir(scratch.join("gen").join(name))
             .cargo_output(false);
         set(&mut config);
-        let generated = config
-            .compile()
-            .unwrap_or_else(|e| panic!("{name}:\n{e}"));
+        let generated = config.compile().unwrap_or_else(|e| panic!("{name}:\n{e}"));
         modules += generated.len();
     }
     assert!(modules >= 7 * 13, "{modules} modules");
@@ -132,11 +133,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(&lock, scratch.join("Cargo.lock")).expect("the workspace's Cargo.lock");
     std::fs::write(scratch.join("src/lib.rs"), root("pub ")).unwrap();
-    std::fs::write(
-        scratch.join("src/main.rs"),
-        root("") + "\nfn main() {}\n",
-    )
-    .unwrap();
+    std::fs::write(scratch.join("src/main.rs"), root("") + "\nfn main() {}\n").unwrap();
 
     let clippy = cargo()
         .args(["clippy", "--version"])
