@@ -1,6 +1,9 @@
 //! The build.rs API, modelled on prost-build: a [`Config`] builder and the [`compile_defs`]
 //! shortcut.
 //!
+//! A build script calls [`Config::compile_or_exit`]: on failure each diagnostic reaches the user
+//! as cargo's own error (`FILE:LINE:COL: error: ...` with the line and a caret).
+//!
 //! [`Config::compile`] reads every definition it is given (files, or every `.def` of a folder),
 //! writes one module file per definition into the output folder (default `OUT_DIR`) and an include
 //! file holding the module tree (`s_login::v14`), rewrites a file only when its content changes,
@@ -526,7 +529,8 @@ pub(crate) fn write_if_changed(path: &Path, content: &str) -> Result<(), Error> 
 /// The common case: every definition in the folder `dir` into `OUT_DIR` with the defaults of
 /// [`Config::new`] (no serde; a crate that wants it calls `Config::serde` or
 /// `Config::serde_feature`, since a `cfg(feature = "serde")` the crate does not declare would only
-/// warn).
+/// warn). A build script that only does this is `Config::new().input(dir).compile_or_exit()`,
+/// which reports failures to cargo; this form leaves the error to the caller.
 pub fn compile_defs(dir: impl AsRef<Path>) -> Result<Vec<Generated>, Error> {
     Config::new().input(dir).compile()
 }
