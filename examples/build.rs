@@ -3,16 +3,13 @@
 //! the one-call form with the default options.
 
 fn main() {
-    let mut config = def_codegen::Config::new();
-    config
+    def_codegen::Config::new()
         .input("defs")
         // Serialize/Deserialize in the tera-vectors JSON form (needs def-runtime's `serde`).
         .serde(true)
         // Any attribute on any generated type or field, selected by `.def` path.
-        .type_attribute("C_CHAT_EXAMPLE", "#[derive(Eq)]");
-    if let Err(e) = config.compile() {
-        // Every diagnostic, as `FILE:LINE:COL` with the line and a caret.
-        eprintln!("{e}");
-        std::process::exit(1);
-    }
+        .type_attribute("C_CHAT_EXAMPLE", "#[derive(Eq)]")
+        // On a bad definition: each diagnostic as cargo's own error, `FILE:LINE:COL: error: ...`
+        // with the line and a caret, and the build stops.
+        .compile_or_exit();
 }

@@ -43,16 +43,14 @@ fn main() {
         }
     };
     let Some(map) = newest_map(&data.join("maps")) else {
-        eprintln!("no maps/protocol.N.map in {}", data.display());
-        std::process::exit(1);
+        println!("cargo::error=no maps/protocol.N.map in {}", data.display());
+        return;
     };
     let mut o = def_codegen::protocol::ProtocolOptions::new(data.join("definitions"), map);
     let dep = data.join("deprecated.json");
     o.deprecated = dep.is_file().then_some(dep);
     o.cargo_output = true;
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"));
-    if let Err(e) = def_codegen::protocol::generate(&o, &out) {
-        eprintln!("{e}");
-        std::process::exit(1);
-    }
+    // On a bad definition: each diagnostic as cargo's own error, with the line and a caret.
+    def_codegen::protocol::generate(&o, &out).unwrap_or_else(|e| e.exit_build_script());
 }

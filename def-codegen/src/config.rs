@@ -1,6 +1,9 @@
 //! The build.rs API, modelled on prost-build: a [`Config`] builder and the [`compile_defs`]
 //! shortcut.
 //!
+//! A build script calls [`Config::compile_or_exit`]: on failure each diagnostic reaches the user
+//! as cargo's own error (`FILE:LINE:COL: error: ...` with the line and a caret).
+//!
 //! [`Config::compile`] reads every definition it is given (files, or every `.def` of a folder),
 //! writes one module file per definition into the output folder (default `OUT_DIR`) and an include
 //! file holding the module tree (`s_login::v14`), rewrites a file only when its content changes,
@@ -74,6 +77,9 @@ pub enum Error {
     NoOutDir,
     /// An opcode map or `deprecated.json` is malformed.
     Map(String),
+    /// An option holding Rust text is malformed: a runtime path that is not a path, an attribute
+    /// that is not `#[...]` (see [`crate::EmitOptions::check`]).
+    Option(String),
     /// Generated code did not parse (a bug; please report it).
     Internal(String),
 }
@@ -95,12 +101,93 @@ impl fmt::Display for Error {
             ),
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
             Error::Map(m) => f.write_str(m),
+            Error::Option(m) => write!(f, "def_codegen::Config: {m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// Ends a build script that failed: prints this error for cargo and exits, so that cargo
+    /// fails the build showing only the diagnostics. [`Config::compile_or_exit`] calls it; call it
+    /// for the other results of this crate (`def_codegen::protocol::generate`).
+    ///
+    /// Each diagnostic becomes `cargo::error=` lines (warnings of the failed files
+    /// `cargo::warning=`): `FILE:LINE:COL: error: MESSAGE`, then the line with a caret under the
+    /// fault, with `FILE` relative to the crate (`CARGO_MANIFEST_DIR`) when it is inside it. The
+    /// process then exits with status 0: cargo fails the build anyway because errors were logged
+    /// ("build script logged errors"), and a non-zero status would make it add the build script's
+    /// whole output again under "failed to run custom build command". Needs cargo 1.84 or newer,
+    /// the first to know `cargo::error`.
+    pub fn exit_build_script(&self) -> ! {
+        for line in self.cargo_lines() {
+            println!("{line}");
+        }
+        std::process::exit(0)
+    }
+
+    /// The `cargo::error=`/`cargo::warning=` lines of [`Error::exit_build_script`].
+    fn cargo_lines(&self) -> Vec<String> {
+        match self {
+            Error::Defs(reports) => reports.iter().flat_map(cargo_report).collect(),
+            Error::Io(p, e) => cargo_text(
+                "error",
+                &format!("{}: {e}", shown_path(&p.display().to_string())),
+            ),
+            Error::FileName(p) => cargo_text(
+                "error",
+                &format!(
+                    "{}: file name is not NAME.VERSION[.PLATFORM].def",
+                    shown_path(&p.display().to_string())
+                ),
+            ),
+            other => cargo_text("error", &other.to_string()),
+        }
+    }
+}
+
+/// `path` relative to the crate being built (`CARGO_MANIFEST_DIR`) when it lies inside it (a
+/// relative path already is: build scripts run there), else as it is.
+fn shown_path(path: &str) -> String {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .and_then(|dir| {
+            Path::new(path)
+                .strip_prefix(dir)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
+}
+
+/// Every diagnostic of `report` as cargo lines, each `FILE:LINE:COL: SEVERITY: MESSAGE` followed
+/// by the faulty line with its caret.
+fn cargo_report(report: &Report) -> Vec<String> {
+    let file = shown_path(&report.file);
+    let mut lines = Vec::new();
+    for d in &report.diagnostics {
+        let severity = if d.is_error() { "error" } else { "warning" };
+        let head = format!("{file}:{}:{}: {severity}: {}", d.line, d.column, d.message);
+        // `render` opens with `SEVERITY: MESSAGE` and ` --> FILE:LINE:COL`, said in `head`.
+        let rendered = d.render(&file, &report.text);
+        let text = std::iter::once(head.as_str())
+            .chain(rendered.lines().skip(2))
+            .collect::<Vec<_>>()
+            .join("\n");
+        lines.extend(cargo_text(severity, &text));
+    }
+    lines
+}
+
+/// `text` as `cargo::SEVERITY=` lines, one per line of text: nothing in it (a `.def` line, a
+/// message) can start a directive of its own.
+fn cargo_text(severity: &str, text: &str) -> Vec<String> {
+    text.split(['\n', '\r'])
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("cargo::{severity}={l}"))
+        .collect()
+}
 
 impl Config {
     /// A configuration with the defaults: no inputs, `OUT_DIR`, `::def_runtime`, no serde.
@@ -128,7 +215,8 @@ impl Config {
     }
 
     /// The runtime crate's path in generated code, for crates that re-export it
-    /// (default `::def_runtime`).
+    /// (default `::def_runtime`). A string that is not a Rust path makes generation fail with
+    /// [`Error::Option`].
     pub fn runtime_path(&mut self, path: impl Into<String>) -> &mut Self {
         self.emit.runtime = path.into();
         self
@@ -154,6 +242,8 @@ impl Config {
 
     /// An attribute on generated types. `path` is `.` for all, a message name (`S_LOGIN`) for
     /// its packet type and everything inside it, or a dotted path (`S_LOGIN.servants`).
+    /// `attribute` is one or more outer attributes (`#[derive(Eq)]`); anything else makes
+    /// generation fail with [`Error::Option`].
     pub fn type_attribute(
         &mut self,
         path: impl Into<String>,
@@ -194,7 +284,8 @@ impl Config {
         self
     }
 
-    /// Leaves `.def` lines out of doc comments.
+    /// Leaves `.def` lines out of doc comments (each field's doc is then only its `.def` name, so
+    /// that `#![deny(missing_docs)]` still holds).
     pub fn disable_comments(&mut self) -> &mut Self {
         self.emit.comments = false;
         self
@@ -227,6 +318,7 @@ impl Config {
 
     /// [`Config::generate_one`], also returning the warnings (compatible mode only has some).
     pub fn generate_checked(&self, file: &str, text: &str) -> Result<(String, Report), Error> {
+        self.emit.check().map_err(Error::Option)?;
         let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
         let compiled =
             def_parser::compile_str(file, text, self.mode).map_err(|r| Error::Defs(vec![r]))?;
@@ -271,7 +363,8 @@ impl Config {
     /// Reads, checks and generates every input; writes the module files and the include file.
     ///
     /// Prints `cargo:rerun-if-changed` for every folder and `.def` file it reads (never for what
-    /// it writes) and the warnings as `cargo:warning`, unless [`Config::cargo_output`] is off.
+    /// it writes) and the warnings as `cargo::warning` lines (`FILE:LINE:COL: warning: ...`, the
+    /// line and a caret), unless [`Config::cargo_output`] is off.
     /// On error nothing of the include file is written and every diagnostic of every file is in
     /// [`Error::Defs`]; its `Display` shows each as `FILE:LINE:COL` with the line and a caret.
     pub fn compile(&self) -> Result<Vec<Generated>, Error> {
@@ -283,8 +376,24 @@ impl Config {
         })
     }
 
+    /// [`Config::compile`] for build.rs: on failure, the diagnostics go to cargo as errors, each
+    /// `FILE:LINE:COL: error: ...` with the line and a caret, and the build script ends (see
+    /// [`Error::exit_build_script`]).
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// fn main() {
+    ///     def_codegen::Config::new().input("defs").compile_or_exit();
+    /// }
+    /// ```
+    pub fn compile_or_exit(&self) -> Vec<Generated> {
+        self.compile().unwrap_or_else(|e| e.exit_build_script())
+    }
+
     /// [`Config::compile`], handing each `cargo:` line to `cargo` instead of printing it.
     fn compile_with(&self, cargo: &mut dyn FnMut(String)) -> Result<Vec<Generated>, Error> {
+        // A bad option fails once, before any file is read.
+        self.emit.check().map_err(Error::Option)?;
         let out = match &self.out_dir {
             Some(d) => d.clone(),
             None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or(Error::NoOutDir)?),
@@ -314,7 +423,6 @@ impl Config {
         });
         for (path, result) in files.iter().zip(results) {
             let (name, generated_code) = result?;
-            let shown = path.display().to_string();
             let (code, warnings) = match generated_code {
                 Ok(c) => c,
                 Err(Error::Defs(r)) => {
@@ -323,8 +431,8 @@ impl Config {
                 }
                 Err(e) => return Err(e),
             };
-            for d in &warnings.diagnostics {
-                cargo(format!("cargo:warning={}", d.one_line(&shown)));
+            for line in cargo_report(&warnings) {
+                cargo(line);
             }
             let module = module_of(&name);
             let file = out.join(format!("{}.rs", module.replace("::", ".")));
@@ -376,6 +484,11 @@ pub fn module_of(name: &DefName) -> String {
 }
 
 /// The include file: nested `pub mod`s that `include!` each module file.
+///
+/// Each outer module carries `#[allow(dead_code)]`: a program uses a few messages of a protocol,
+/// and in a binary crate every generated type it does not use would otherwise warn, at a place in
+/// `OUT_DIR` the user cannot edit. Nothing else is allowed: other warnings in generated code are
+/// bugs (the option-matrix test builds it with `-D warnings` as a library and as a binary).
 fn include_tree(generated: &[Generated]) -> String {
     let mut tree: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for g in generated {
@@ -392,7 +505,9 @@ fn include_tree(generated: &[Generated]) -> String {
     }
     let mut s = String::from("// @generated by def-codegen; do not edit.\n");
     for (outer, inner) in tree {
-        s.push_str(&format!("/// Versions of `{outer}`.\npub mod {outer} {{\n"));
+        s.push_str(&format!(
+            "/// Versions of `{outer}`.\n#[allow(dead_code)]\npub mod {outer} {{\n"
+        ));
         for (m, file) in inner {
             s.push_str(&format!("    #[doc = \"Generated from one definition.\"]\n    pub mod {m} {{\n        include!(\"{file}\");\n    }}\n"));
         }
@@ -414,7 +529,8 @@ pub(crate) fn write_if_changed(path: &Path, content: &str) -> Result<(), Error> 
 /// The common case: every definition in the folder `dir` into `OUT_DIR` with the defaults of
 /// [`Config::new`] (no serde; a crate that wants it calls `Config::serde` or
 /// `Config::serde_feature`, since a `cfg(feature = "serde")` the crate does not declare would only
-/// warn).
+/// warn). A build script that only does this is `Config::new().input(dir).compile_or_exit()`,
+/// which reports failures to cargo; this form leaves the error to the caller.
 pub fn compile_defs(dir: impl AsRef<Path>) -> Result<Vec<Generated>, Error> {
     Config::new().input(dir).compile()
 }
@@ -542,8 +658,72 @@ mod tests {
         std::fs::write(&def, "int32 a\nint32<byte> b\n").unwrap();
         let (r, lines) = run(Config::new().input(&def).out_dir(t.0.join("out")));
         r.unwrap();
-        let warn = format!("cargo:warning={}:2:", def.display());
-        assert!(lines.iter().any(|l| l.starts_with(&warn)), "{lines:?}");
+        let warnings: Vec<&String> = lines.iter().filter(|l| !l.contains("rerun")).collect();
+        let head = format!(
+            "cargo::warning={}:2:7: warning: `<byte>` on `int32` is ignored",
+            def.display()
+        );
+        assert_eq!(
+            warnings,
+            [
+                &head,
+                "cargo::warning=  |",
+                "cargo::warning=2 | int32<byte> b",
+                "cargo::warning=  |       ^^^^",
+                "cargo::warning=  = expected a subtype only on `array`",
+            ],
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn build_script_errors_are_cargo_errors_relative_to_the_crate() {
+        let (_t, defs, out) = setup();
+        std::fs::write(
+            defs.join("S_BAD.1.def"),
+            "int32 a\nuint33 b\nint32<byte> c\n",
+        )
+        .unwrap();
+        let (r, _) = run(Config::new().input(&defs).out_dir(&out));
+        let err = r.unwrap_err();
+        let file = defs.join("S_BAD.1.def").display().to_string();
+        let lines = err.cargo_lines();
+        assert_eq!(
+            lines[..4],
+            [
+                format!("cargo::error={file}:2:1: error: unknown type `uint33`"),
+                "cargo::error=  |".to_string(),
+                "cargo::error=2 | uint33 b".to_string(),
+                "cargo::error=  | ^^^^^^".to_string(),
+            ],
+            "{lines:#?}"
+        );
+        // The warning of the failed file stays a warning.
+        assert!(
+            lines.contains(&format!(
+                "cargo::warning={file}:3:7: warning: `<byte>` on `int32` is ignored"
+            )),
+            "{lines:#?}"
+        );
+        // Inside the crate, paths are relative to it (cargo sets CARGO_MANIFEST_DIR for tests
+        // as for build scripts).
+        let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+        let inside = format!("{manifest}/defs/S_X.1.def");
+        assert_eq!(shown_path(&inside), "defs/S_X.1.def");
+        assert_eq!(shown_path("/elsewhere/S_X.1.def"), "/elsewhere/S_X.1.def");
+        let io = Error::Io(inside.into(), std::io::Error::other("gone"));
+        assert_eq!(io.cargo_lines(), ["cargo::error=defs/S_X.1.def: gone"]);
+    }
+
+    #[test]
+    fn nothing_in_a_message_starts_a_cargo_directive_of_its_own() {
+        let err = Error::Map("line one\ncargo::rustc-link-lib=evil\r\nthree".into());
+        let lines = err.cargo_lines();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert!(
+            lines.iter().all(|l| l.starts_with("cargo::error=")),
+            "{lines:?}"
+        );
     }
 
     #[test]
@@ -626,6 +806,46 @@ mod tests {
             "{code}"
         );
         assert!(!code.contains("::def_runtime"), "{code}");
+    }
+
+    #[test]
+    fn a_bad_runtime_path_or_attribute_is_an_error_naming_it() {
+        let (_t, defs, out) = setup();
+        let bad: [(&str, fn(&mut Config)); 5] = [
+            ("`not a path`", |c| {
+                c.runtime_path("not a path");
+            }),
+            ("`::def_runtime;`", |c| {
+                c.runtime_path("::def_runtime;");
+            }),
+            ("`derive(Eq)`", |c| {
+                c.type_attribute(".", "derive(Eq)");
+            }),
+            ("`#[derive(Eq)] pub struct Injected;`", |c| {
+                c.type_attribute("S_EXAMPLE", "#[derive(Eq)] pub struct Injected;");
+            }),
+            ("field attribute for `S_EXAMPLE.number`", |c| {
+                c.field_attribute("S_EXAMPLE.number", "#[doc = ");
+            }),
+        ];
+        for (shown, set) in bad {
+            let mut config = Config::new();
+            config.input(&defs).out_dir(&out);
+            set(&mut config);
+            let err = config.generate_one("S_EXAMPLE.1.def", EXAMPLE).unwrap_err();
+            assert!(matches!(err, Error::Option(_)), "{err:?}");
+            assert!(err.to_string().contains(shown), "{shown}: {err}");
+            let (r, lines) = run(&config);
+            assert!(matches!(r, Err(Error::Option(_))), "{r:?}");
+            assert!(lines.is_empty(), "nothing read or printed: {lines:?}");
+            assert!(!out.exists(), "nothing written");
+        }
+        // Several attributes in one string, and a re-exported runtime, are fine.
+        Config::new()
+            .runtime_path("crate::rt")
+            .type_attribute(".", "#[derive(Eq)] #[must_use]")
+            .generate_one("S_EXAMPLE.1.def", EXAMPLE)
+            .unwrap();
     }
 
     #[test]

@@ -69,11 +69,50 @@ fn matches(pat: &str, path: &str) -> bool {
     pat == "." || pat == path || (path.starts_with(pat) && path[pat.len()..].starts_with('.'))
 }
 
+/// The attributes of `list` that select `path`. Every one parses: [`emit`] checks them first.
 fn attrs(list: &[(String, String)], path: &str) -> Vec<TokenStream> {
     list.iter()
         .filter(|(p, _)| matches(p, path))
-        .filter_map(|(_, a)| a.parse::<TokenStream>().ok())
+        .filter_map(|(_, a)| attribute_tokens(a).ok())
         .collect()
+}
+
+impl EmitOptions {
+    /// Checks the options that hold Rust text: the runtime path must be a Rust path
+    /// (`::def_runtime`, `crate::rt`), and each type or field attribute one or more outer
+    /// attributes (`#[derive(Eq)]`) and nothing else. [`crate::Config`] and the `def!` macro report
+    /// what this returns; [`emit`] refuses options that fail it.
+    pub fn check(&self) -> Result<(), String> {
+        runtime_tokens(&self.runtime)?;
+        let all = self.type_attributes.iter().map(|a| ("type", a));
+        for (kind, (path, attr)) in all.chain(self.field_attributes.iter().map(|a| ("field", a))) {
+            attribute_tokens(attr).map_err(|e| format!("{kind} attribute for `{path}`: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// The runtime path as tokens, if it is a Rust path.
+fn runtime_tokens(path: &str) -> Result<TokenStream, String> {
+    syn::parse_str::<syn::Path>(path)
+        .map(|p| quote!(#p))
+        .map_err(|_| {
+            format!(
+                "runtime path `{path}` is not a Rust path (such as `::def_runtime` or `crate::rt`)"
+            )
+        })
+}
+
+/// An attribute string as tokens, if it is one or more outer attributes and nothing else.
+fn attribute_tokens(text: &str) -> Result<TokenStream, String> {
+    let attrs = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, text)
+        .map_err(|e| format!("`{text}` is not an attribute such as `#[derive(Eq)]` ({e})"))?;
+    if attrs.is_empty() {
+        return Err(format!(
+            "`{text}` is not an attribute such as `#[derive(Eq)]`"
+        ));
+    }
+    Ok(quote!(#(#attrs)*))
 }
 
 /// A doc line with `text` in a code span (nothing in it is read as Markdown or a link).
@@ -219,6 +258,16 @@ impl Gen<'_> {
         }
     }
 
+    /// `#[serde(..)]` with `inner` inside, or its `cfg_attr` form when serde is behind a feature:
+    /// every serde attribute goes through here, so none escapes the feature.
+    fn serde_field_attr(&self, inner: TokenStream) -> TokenStream {
+        match &self.o.serde {
+            Serde::Off => quote!(),
+            Serde::On => quote!(#[serde(#inner)]),
+            Serde::Feature(f) => quote!(#[cfg_attr(feature = #f, serde(#inner))]),
+        }
+    }
+
     fn field_serde(&self, m: &Member, ident_text: &str) -> TokenStream {
         if self.o.serde == Serde::Off {
             return quote!();
@@ -241,7 +290,7 @@ impl Gen<'_> {
         if parts.is_empty() {
             quote!()
         } else {
-            quote!(#[serde(#(#parts),*)])
+            self.serde_field_attr(quote!(#(#parts),*))
         }
     }
 
@@ -289,7 +338,11 @@ impl Gen<'_> {
             let mut docs = if self.o.comments {
                 decl_docs(&m.decls)
             } else {
-                vec![]
+                // Still a doc, so that a crate with `#![deny(missing_docs)]` builds.
+                vec![format!(
+                    " The field {} of the definition.",
+                    code_span(&m.name)
+                )]
             };
             if m.slots.len() > 1 {
                 docs.push(String::new());
@@ -552,8 +605,12 @@ impl Gen<'_> {
 }
 
 /// The items for one definition: its structs, their `Level` impls and the `Packet` impl.
-pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> TokenStream {
-    let rt: TokenStream = o.runtime.parse().unwrap_or_else(|_| quote!(::def_runtime));
+///
+/// Fails only for options that [`EmitOptions::check`] refuses.
+pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenStream, syn::Error> {
+    o.check()
+        .map_err(|e| syn::Error::new(Span::call_site(), e))?;
+    let rt = runtime_tokens(&o.runtime).map_err(|e| syn::Error::new(Span::call_site(), e))?;
     let (pname, version) = layout.name.as_ref().map_or_else(
         || (file_name.trim_end_matches(".def").to_string(), 0),
         |n| (n.name.clone(), n.version),
@@ -582,19 +639,19 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> TokenStream {
     let name = format_ident!("{}", ty);
     let version_lit = Literal::u32_unsuffixed(version);
     let items = g.items;
-    quote! {
+    Ok(quote! {
         #(#items)*
 
         impl #rt::Packet for #name {
             const NAME: &'static str = #pname;
             const VERSION: u32 = #version_lit;
         }
-    }
+    })
 }
 
 /// [`emit`], formatted as a file, with the `@generated` header.
 pub fn generate(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<String, syn::Error> {
-    let tokens = emit(layout, file_name, o);
+    let tokens = emit(layout, file_name, o)?;
     let file: syn::File = syn::parse2(tokens)?;
     Ok(format!(
         "// @generated by def-codegen from {file_name}; do not edit.\n{}",

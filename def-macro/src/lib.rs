@@ -175,15 +175,8 @@ impl Parse for Args {
                 "strict" => args.strict = flag(&value)?,
                 "comments" => args.comments = flag(&value)?,
                 "runtime" => match value {
-                    Lit::Str(s) => {
-                        if s.parse::<syn::Path>().is_err() {
-                            return Err(syn::Error::new(
-                                s.span(),
-                                "option `runtime` takes a path, such as \"::def_runtime\"",
-                            ));
-                        }
-                        args.runtime = Some(s);
-                    }
+                    // Checked with the other options, by `EmitOptions::check`, in `expand`.
+                    Lit::Str(s) => args.runtime = Some(s),
                     other => {
                         return Err(syn::Error::new(
                             other.span(),
@@ -261,6 +254,11 @@ fn expand(args: Args) -> syn::Result<TokenStream> {
     }
     if let Some(rt) = &args.runtime {
         config.runtime_path(rt.value());
+        // The check `Config` itself makes, reported at the option.
+        config
+            .emit_options()
+            .check()
+            .map_err(|e| syn::Error::new(rt.span(), format!("option `runtime`: {e}")))?;
     }
     if args.padding {
         // Name the message of this file, whatever it is; a file name the grammar cannot read is

@@ -1,7 +1,8 @@
 //! Builds `examples/standalone`, a crate outside the workspace that uses both `def!` and a
 //! build.rs the way a user's crate does, and checks cargo's change tracking: an untouched rebuild
 //! does nothing, editing a build.rs input reruns the build script and recompiles, editing a
-//! `def!` input recompiles without rerunning the build script.
+//! `def!` input recompiles without rerunning the build script; and a bad build.rs input fails
+//! the build with cargo's own `FILE:LINE:COL: error: ...` lines and nothing else of ours.
 //!
 //! It works on a copy under `<target>/tests/standalone/` (path dependencies made absolute, the
 //! workspace's `Cargo.lock` copied in so the same versions are used) with a target folder of its
@@ -137,4 +138,50 @@ fn standalone_crate_builds_and_rebuilds_on_def_changes_only() {
     // And untouched again.
     let again = build(&krate, &target);
     assert!(!did(&again).compiled, "{again}");
+
+    // A bad build.rs input: the build fails with cargo's own errors, each diagnostic
+    // `FILE:LINE:COL: error: ...` relative to the crate, then the line and its caret, and nothing
+    // of the build script's in between (no "failed to run custom build command", no stdout dump).
+    std::fs::write(
+        krate.join("defs/S_BUILT.1.def"),
+        "uint16 id\nuint33 broken\n",
+    )
+    .unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["build", "--offline"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("DEF_MACRO_MANIFEST_DIR")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("run cargo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    let ours: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: def-standalone@0.1.0: "))
+        .collect();
+    assert_eq!(
+        ours[..4],
+        [
+            "defs/S_BUILT.1.def:2:1: error: unknown type `uint33`",
+            "  |",
+            "2 | uint33 broken",
+            "  | ^^^^^^",
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: build script logged errors"),
+        "{stderr}"
+    );
+    for noise in [
+        "failed to run custom build command",
+        "rerun-if-changed",
+        "--- stdout",
+    ] {
+        assert!(!stderr.contains(noise), "{noise}:\n{stderr}");
+    }
 }

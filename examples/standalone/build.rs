@@ -1,8 +1,6 @@
-//! The one-call form: every `.def` of `defs/` into `OUT_DIR`, default options.
+//! Every `.def` of `defs/` into `OUT_DIR`, default options; a bad definition stops the build with
+//! cargo's own errors (`FILE:LINE:COL: error: ...`, the line and a caret).
 
 fn main() {
-    if let Err(e) = def_codegen::compile_defs("defs") {
-        eprintln!("{e}");
-        std::process::exit(1);
-    }
+    def_codegen::Config::new().input("defs").compile_or_exit();
 }
