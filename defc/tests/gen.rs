@@ -9,7 +9,9 @@ use std::process::Command;
 
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("defc-gen").join(name);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("defc-gen")
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -35,7 +37,13 @@ fn defc_gen(cwd: &Path, out: &str, extra: &[&str]) {
 /// The generated crate's package as `cargo metadata` reads it.
 fn package(manifest: &Path) -> serde_json::Value {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .arg("--manifest-path")
         .arg(manifest)
         .output()
@@ -137,5 +145,8 @@ fn an_absolute_runtime_path_stays_absolute_and_text_is_escaped() {
     );
     let p = package(&dir.join("crate/Cargo.toml"));
     assert_eq!(p["repository"], repository);
-    assert_eq!(Path::new(runtime_dep(&p)["path"].as_str().unwrap()), runtime);
+    assert_eq!(
+        Path::new(runtime_dep(&p)["path"].as_str().unwrap()),
+        runtime
+    );
 }
