@@ -139,10 +139,10 @@ fn statuses(
     // Whether a version is for the patch, and if not why.
     let fits = |g: &Generated| -> Result<(), String> {
         let key = (g.name.name.clone(), g.name.version);
-        if let Some(d) = dep.get(&key) {
-            if patch.is_none_or(|p| p > d.max) {
-                return Err(format!("deprecated after patch {}", d.max));
-            }
+        if let Some(d) = dep.get(&key)
+            && patch.is_none_or(|p| p > d.max)
+        {
+            return Err(format!("deprecated after patch {}", d.max));
         }
         if let Some(Some(r)) = ranges.get(&key) {
             match patch {
