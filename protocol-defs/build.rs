@@ -1,6 +1,7 @@
 //! Generates the protocol crate for the newest opcode map of a tera-data checkout:
 //! `TERA_DATA_DIR`, else the shared tera-data beside the repository, else `data/` (a tiny
-//! tera-data of the project's own, so that a clone without the corpus still builds).
+//! tera-data of the project's own, so that a clone without the corpus still builds). A packaged
+//! copy has no `data/` and fails without tera-data.
 
 use std::path::{Path, PathBuf};
 
@@ -35,11 +36,22 @@ fn main() {
         .find(|d| d.join("definitions").is_dir())
     {
         Some(d) => d,
-        None => {
+        // Only in the repository: a packaged copy has no data/ (Cargo.toml `exclude`), and must
+        // not pass its two samples off as the protocol.
+        None if manifest.join("data/definitions").is_dir() => {
             println!(
                 "cargo:warning=tera-data not found (set TERA_DATA_DIR); building the crate's own definitions in data/"
             );
             manifest.join("data")
+        }
+        None => {
+            eprintln!(
+                "protocol-defs is generated from a tera-data checkout, and none was found: set \
+                 TERA_DATA_DIR to a folder with definitions/ and maps/ (this copy of the crate \
+                 has no sample data; protocol-defs is not published: use `defc gen` for a \
+                 protocol crate of your own)"
+            );
+            std::process::exit(1);
         }
     };
     let Some(map) = newest_map(&data.join("maps")) else {

@@ -99,6 +99,7 @@ pub mod naming;
 
 pub use emit::{EmitOptions, Serde, emit, generate};
 pub mod config;
+mod json;
 pub mod protocol;
 
 pub use config::{Config, Error, Generated, compile_defs};

@@ -96,15 +96,15 @@ pub fn read_map(path: &Path) -> Result<BTreeMap<String, u16>, Error> {
 
 fn read_deprecated(path: &Path) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::Map(format!("{}: {e}", path.display())))?;
+    let v = crate::json::parse(&text).map_err(|e| Error::Map(format!("{}:{e}", path.display())))?;
     let mut out = BTreeMap::new();
     for (name, versions) in v.as_object().into_iter().flatten() {
         for (ver, d) in versions.as_object().into_iter().flatten() {
             let (Ok(ver), Some(max)) = (ver.parse::<u32>(), d.get("max").and_then(|m| m.as_u64()))
             else {
+                let (line, column) = crate::json::line_column(&text, d.offset);
                 return Err(Error::Map(format!(
-                    "{}: {name}.{ver}: expected {{\"max\": N, \"readable\": bool}}",
+                    "{}:{line}:{column}: {name}.{ver}: expected {{\"max\": N, \"readable\": bool}}",
                     path.display()
                 )));
             };
@@ -139,10 +139,10 @@ fn statuses(
     // Whether a version is for the patch, and if not why.
     let fits = |g: &Generated| -> Result<(), String> {
         let key = (g.name.name.clone(), g.name.version);
-        if let Some(d) = dep.get(&key) {
-            if patch.is_none_or(|p| p > d.max) {
-                return Err(format!("deprecated after patch {}", d.max));
-            }
+        if let Some(d) = dep.get(&key)
+            && patch.is_none_or(|p| p > d.max)
+        {
+            return Err(format!("deprecated after patch {}", d.max));
         }
         if let Some(Some(r)) = ranges.get(&key) {
             match patch {
@@ -554,47 +554,192 @@ pub static DEFINITIONS: &[Definition] = &[
     })
 }
 
-/// Where a generated crate finds the runtime.
-#[derive(Debug, Clone)]
-pub enum RuntimeDep {
-    /// From crates.io, by version.
-    Version(String),
-    /// A path dependency (the runtime crate's folder).
-    Path(PathBuf),
+/// The version of def-runtime that code from this generator is written for: def-codegen, defc and
+/// def-runtime are released together, under one version number.
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How a generated crate depends on def-runtime.
+///
+/// Always by version, so that the crate can be published as it is: `def-runtime = "0.1.0"` means
+/// that version or a later compatible one (a caret requirement; the items generated code calls
+/// only grow within a minor version). A path, for development against a checkout of the runtime,
+/// is written beside the version (`{ version = "0.1.0", path = "../runtime" }`): cargo builds from
+/// the path, and `cargo package`/`cargo publish` keep only the version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeDep {
+    /// The version requirement.
+    pub version: String,
+    /// The runtime crate's folder. A relative path is taken from the working directory and
+    /// written relative to the generated crate's folder; an absolute path is written as it is.
+    pub path: Option<PathBuf>,
 }
 
-/// Writes a complete crate into `out`: `Cargo.toml`, `README.md`, `src/lib.rs`, the code.
-pub fn write_crate(
-    o: &ProtocolOptions,
-    runtime: &RuntimeDep,
-    out: &Path,
-) -> Result<Protocol, Error> {
+impl Default for RuntimeDep {
+    /// [`RUNTIME_VERSION`] from crates.io.
+    fn default() -> Self {
+        RuntimeDep {
+            version: RUNTIME_VERSION.to_string(),
+            path: None,
+        }
+    }
+}
+
+/// Package metadata of a generated crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateOptions {
+    /// The def-runtime dependency.
+    pub runtime: RuntimeDep,
+    /// The `license` field, an SPDX expression. The generated code is made from your definitions
+    /// and map: choose what fits them. Default: `MIT OR Apache-2.0`, this generator's own.
+    pub license: String,
+    /// The `repository` field, if any. `documentation` is always the crate's page on docs.rs.
+    pub repository: Option<String>,
+}
+
+impl Default for CrateOptions {
+    fn default() -> Self {
+        CrateOptions {
+            runtime: RuntimeDep::default(),
+            license: "MIT OR Apache-2.0".to_string(),
+            repository: None,
+        }
+    }
+}
+
+/// `s` as a TOML basic string (quoted, escaped).
+fn toml_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The path from the folder `from` to `to`, both absolute and without `..` or symbolic links
+/// (canonical); `None` when they share no root (another drive on Windows).
+fn relative_path(from: &Path, to: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 || !matches!(a[0], Component::RootDir | Component::Prefix(_)) {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..a.len() {
+        out.push("..");
+    }
+    for c in &b[common..] {
+        out.push(c);
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    Some(out)
+}
+
+/// How the generated crate's `Cargo.toml` names the runtime's folder: an absolute `path` as it
+/// is, a relative one (from the working directory) relative to `crate_dir`, with `/` between
+/// components on every system.
+fn runtime_path_in(path: &Path, crate_dir: &Path) -> Result<String, Error> {
+    let written = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        let runtime = std::fs::canonicalize(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+        let dir =
+            std::fs::canonicalize(crate_dir).map_err(|e| Error::Io(crate_dir.to_path_buf(), e))?;
+        relative_path(&dir, &runtime).unwrap_or(runtime)
+    };
+    let text = written.to_str().ok_or_else(|| {
+        Error::Map(format!(
+            "{}: the runtime path is not UTF-8 and cannot be written into Cargo.toml",
+            path.display()
+        ))
+    })?;
+    Ok(if written.is_absolute() {
+        text.to_string()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    })
+}
+
+/// Writes a complete crate into `out`: `Cargo.toml`, `README.md`, `src/lib.rs`, the code. The
+/// crate is named `tera-protocol-<version>` and can be packaged and published as it is (`cargo
+/// package` passes without warnings).
+pub fn write_crate(o: &ProtocolOptions, c: &CrateOptions, out: &Path) -> Result<Protocol, Error> {
     let src = out.join("src");
     let p = generate(o, &src)?;
     let name = format!("tera-protocol-{}", p.version);
-    let dep = match runtime {
-        RuntimeDep::Version(v) => format!("def-runtime = {{ version = {v:?} }}"),
-        RuntimeDep::Path(path) => {
-            let abs = std::fs::canonicalize(path).map_err(|e| Error::Io(path.clone(), e))?;
-            format!("def-runtime = {{ path = {:?} }}", abs.display().to_string())
-        }
-    };
+    let mut dep = format!("version = {}", toml_string(&c.runtime.version));
+    if let Some(path) = &c.runtime.path {
+        let _ = write!(
+            dep,
+            ", path = {}",
+            toml_string(&runtime_path_in(path, out)?)
+        );
+    }
+    let repository = c.repository.as_ref().map_or(String::new(), |r| {
+        format!("repository = {}\n", toml_string(r))
+    });
     let patch = o
         .patch
         .map_or("the newest patch".to_string(), |p| format!("patch {p}"));
     let cargo = format!(
-        "# @generated by defc gen; do not edit.\n[package]\nname = \"{name}\"\nversion = \"0.1.0+protocol.{v}\"\nedition = \"2024\"\ndescription = \"TERA protocol {v}: typed packets for {patch}\"\npublish = false\n\n[features]\ndefault = [\"serde\"]\nserde = [\"def-runtime/serde\", \"dep:serde\", \"dep:serde_json\"]\n\n[dependencies]\n{dep}\nserde = {{ version = \"1\", optional = true }}\nserde_json = {{ version = \"1\", optional = true, features = [\"float_roundtrip\"] }}\n\n[workspace]\n",
-        v = p.version
+        r#"# @generated by defc gen; do not edit.
+[package]
+name = "{name}"
+version = "0.1.0+protocol.{v}"
+edition = "2024"
+rust-version = "{msrv}"
+description = "TERA protocol {v}: typed packets for {patch}"
+license = {license}
+documentation = "https://docs.rs/{name}"
+{repository}readme = "README.md"
+keywords = ["tera", "protocol", "packets"]
+categories = ["encoding", "network-programming"]
+
+[features]
+default = ["serde"]
+serde = ["def-runtime/serde", "dep:serde", "dep:serde_json"]
+
+[dependencies]
+def-runtime = {{ {dep} }}
+serde = {{ version = "1", optional = true }}
+serde_json = {{ version = "1", optional = true, features = ["float_roundtrip"] }}
+
+[package.metadata.docs.rs]
+all-features = true
+
+# A crate of its own, not a member of an enclosing workspace.
+[workspace]
+"#,
+        v = p.version,
+        license = toml_string(&c.license),
+        // The runtime's minimum Rust version, which the generated code does not raise.
+        msrv = env!("CARGO_PKG_RUST_VERSION"),
     );
     let lib = format!(
         "//! TERA protocol {v}: every definition of the corpus, the opcode map, the current version of\n//! each message for {patch}, and the `Packet` enum that decodes by opcode.\n//! Generated by `defc gen`; do not edit.\n\ninclude!(\"protocol.rs\");\n",
         v = p.version
     );
     let readme = format!(
-        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum.\n\n```rust\nlet packet = {crate_ident}::Packet::decode(&bytes)?; // unknown opcodes give Packet::Raw\nlet again = packet.encode()?;\n```\n",
+        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum, on def-runtime {rt}.\n\n```toml\n[dependencies]\n{name} = \"0.1\" # feature `serde` (default): Serialize/Deserialize and JSON entry points\n```\n\n```rust,ignore\nlet packet = {crate_ident}::Packet::decode(&bytes)?; // unknown opcodes give Packet::Raw\nlet again = packet.encode()?;\n```\n",
         p.definitions,
         p.messages,
         v = p.version,
+        rt = c.runtime.version,
         crate_ident = name.replace('-', "_")
     );
     crate::config::write_if_changed(&out.join("Cargo.toml"), &cargo)?;

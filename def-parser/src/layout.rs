@@ -421,17 +421,16 @@ impl Resolver<'_> {
             let mut fields = Vec::new();
             walk(nodes, &mut fields);
             for n in &fields {
-                if let Some(&slot) = node_slot.get(&(*n as *const Node)) {
-                    if let NodeKind::Field { ty, .. } = n.kind {
-                        if ty.is_variable() {
-                            let kind = match ty {
-                                FieldType::String => MetaKind::String,
-                                FieldType::Bytes => MetaKind::Bytes,
-                                _ => MetaKind::Array,
-                            };
-                            pieces.push(Piece::Fixed(Fixed::Meta { slot, kind }));
-                        }
-                    }
+                if let Some(&slot) = node_slot.get(&(*n as *const Node))
+                    && let NodeKind::Field { ty, .. } = n.kind
+                    && ty.is_variable()
+                {
+                    let kind = match ty {
+                        FieldType::String => MetaKind::String,
+                        FieldType::Bytes => MetaKind::Bytes,
+                        _ => MetaKind::Array,
+                    };
+                    pieces.push(Piece::Fixed(Fixed::Meta { slot, kind }));
                 }
             }
         }

@@ -182,37 +182,37 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         let content = code.trim_matches(is_space);
         let comment_text = comment.map(|c| c.trim_matches(is_space));
         if content.is_empty() {
-            if let (Some(c), false, None) = (comment_text, seen_field, patch) {
-                if c.starts_with("majorPatchVersion") {
-                    let cstart = this_start + offset_in(raw, c);
-                    let span = Span::new(cstart, cstart + c.len());
-                    match patch_range(c) {
-                        Ok((_, conds)) => {
-                            let mut r = PatchRange {
-                                span,
-                                ..PatchRange::default()
-                            };
-                            for (op, n) in conds {
-                                match op {
-                                    ">=" => r.min = Some(n),
-                                    ">" => r.min = Some(n.saturating_add(1)),
-                                    "<" => r.max = Some(n),
-                                    "<=" => r.max = Some(n.saturating_add(1)),
-                                    _ => {
-                                        r.min = Some(n);
-                                        r.max = Some(n.saturating_add(1));
-                                    }
+            if let (Some(c), false, None) = (comment_text, seen_field, patch)
+                && c.starts_with("majorPatchVersion")
+            {
+                let cstart = this_start + offset_in(raw, c);
+                let span = Span::new(cstart, cstart + c.len());
+                match patch_range(c) {
+                    Ok((_, conds)) => {
+                        let mut r = PatchRange {
+                            span,
+                            ..PatchRange::default()
+                        };
+                        for (op, n) in conds {
+                            match op {
+                                ">=" => r.min = Some(n),
+                                ">" => r.min = Some(n.saturating_add(1)),
+                                "<" => r.max = Some(n),
+                                "<=" => r.max = Some(n.saturating_add(1)),
+                                _ => {
+                                    r.min = Some(n);
+                                    r.max = Some(n.saturating_add(1));
                                 }
                             }
-                            patch = Some(r);
                         }
-                        Err(_) => cx.warn(
-                            Code::BadPatchRange,
-                            span,
-                            "patch-range comment cannot be read; it is ignored".into(),
-                            Some("`majorPatchVersion >= A && majorPatchVersion < B`"),
-                        ),
+                        patch = Some(r);
                     }
+                    Err(_) => cx.warn(
+                        Code::BadPatchRange,
+                        span,
+                        "patch-range comment cannot be read; it is ignored".into(),
+                        Some("`majorPatchVersion >= A && majorPatchVersion < B`"),
+                    ),
                 }
             }
             continue;

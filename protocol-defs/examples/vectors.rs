@@ -9,7 +9,7 @@ use def_runtime::Options;
 use serde_json::Value;
 
 fn from_hex(s: &str) -> Option<Vec<u8>> {
-    (s.len() % 2 == 0).then_some(())?;
+    s.len().is_multiple_of(2).then_some(())?;
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())

@@ -6,5 +6,7 @@
 //! The build script reads the folder that `TERA_DATA_DIR` names, else the shared tera-data beside
 //! the repository, else `data/` of this crate, and takes the newest `maps/protocol.N.map`.
 #![allow(clippy::all)]
+// Generated code must not use a std API newer than the rust-version (README, "MSRV").
+#![warn(clippy::incompatible_msrv)]
 
 include!(concat!(env!("OUT_DIR"), "/protocol.rs"));

@@ -185,7 +185,7 @@ pub(crate) fn hex(b: &[u8]) -> String {
 /// Parses hex digits (whitespace ignored) into bytes.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits ({})", digits.len()));
     }
     let nib = |c: u8| -> Result<u8, String> {

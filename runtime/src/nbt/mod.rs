@@ -53,7 +53,7 @@ pub use crate::__nbt_tag as nbt;
 /// a couple of instructions, done once per 16 levels, so the fast paths do not feel it.
 #[inline(always)]
 pub(crate) fn guard<R>(depth: usize, f: impl FnOnce() -> R) -> R {
-    if depth % 16 == 0 {
+    if depth.is_multiple_of(16) {
         stacker::maybe_grow(256 << 10, 4 << 20, f)
     } else {
         f()

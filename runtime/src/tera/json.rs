@@ -188,7 +188,7 @@ pub fn to_hex(b: &[u8]) -> String {
 /// Bytes of a hex string (either case), `None` if it is not hex.
 pub fn from_hex(s: &str) -> Option<Vec<u8>> {
     let s = s.as_bytes();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     let nib = |c: u8| match c {

@@ -83,9 +83,17 @@ enum Command {
         /// Opcodes with 8 bytes of padding after the header, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
         padding_opcodes: Vec<u16>,
-        /// Depend on the runtime by path (its folder) instead of by version.
+        /// Also depend on the runtime by path (its folder; a relative path is written relative
+        /// to the crate's folder), for development. The dependency always has a version, that
+        /// of this defc, so the crate can be packaged and published as it is.
         #[arg(long)]
         runtime_path: Option<PathBuf>,
+        /// The crate's license (an SPDX expression); choose what fits your definitions.
+        #[arg(long, default_value = "MIT OR Apache-2.0")]
+        license: String,
+        /// The crate's repository URL.
+        #[arg(long)]
+        repository: Option<String>,
         /// The crate's folder.
         #[arg(long)]
         out: PathBuf,
@@ -143,6 +151,8 @@ fn main() -> ExitCode {
             platform,
             padding_opcodes,
             runtime_path,
+            license,
+            repository,
             out,
         } => {
             let mut o = def_codegen::protocol::ProtocolOptions::new(defs, map);
@@ -151,14 +161,16 @@ fn main() -> ExitCode {
             o.platform = def_parser::ast::Platform::parse(&platform)
                 .unwrap_or(def_parser::ast::Platform::Pc);
             o.padding_opcodes = padding_opcodes;
-            let rt = match runtime_path {
-                Some(p) => def_codegen::protocol::RuntimeDep::Path(p),
-                None => def_codegen::protocol::RuntimeDep::Version(
-                    env!("CARGO_PKG_VERSION").to_string(),
-                ),
+            let c = def_codegen::protocol::CrateOptions {
+                runtime: def_codegen::protocol::RuntimeDep {
+                    path: runtime_path,
+                    ..Default::default()
+                },
+                license,
+                repository,
             };
             let start = std::time::Instant::now();
-            match def_codegen::protocol::write_crate(&o, &rt, &out) {
+            match def_codegen::protocol::write_crate(&o, &c, &out) {
                 Ok(p) => {
                     println!(
                         "protocol {}: {} definitions, {} messages, {} bytes of code in {} ({:.0} ms)",
