@@ -70,6 +70,8 @@ pub enum Error {
     Defs(Vec<Report>),
     /// A file name does not follow `NAME.VERSION[.PLATFORM].def`.
     FileName(PathBuf),
+    /// Two inputs define the same name, version and platform.
+    Duplicate(PathBuf, PathBuf),
     /// No `OUT_DIR` and no [`Config::out_dir`].
     NoOutDir,
     /// An opcode map or `deprecated.json` is malformed.
@@ -92,6 +94,12 @@ impl fmt::Display for Error {
                 f,
                 "{}: file name is not NAME.VERSION[.PLATFORM].def",
                 p.display()
+            ),
+            Error::Duplicate(a, b) => write!(
+                f,
+                "{} and {} define the same message version",
+                a.display(),
+                b.display()
             ),
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
             Error::Map(m) => f.write_str(m),
@@ -312,8 +320,20 @@ impl Config {
                 self.generate_checked(&path.display().to_string(), &text),
             ))
         });
+        let mut ok = Vec::with_capacity(results.len());
         for (path, result) in files.iter().zip(results) {
-            let (name, generated_code) = result?;
+            ok.push((path, result?));
+        }
+        // One module per message, unique (naming::module_names); one definition per name,
+        // version and platform.
+        let modules = naming::module_names(ok.iter().map(|(_, (n, _))| n.name.as_str()));
+        let mut seen: BTreeMap<&DefName, &PathBuf> = BTreeMap::new();
+        for (path, (name, _)) in &ok {
+            if let Some(first) = seen.insert(name, path) {
+                return Err(Error::Duplicate(first.to_path_buf(), path.to_path_buf()));
+            }
+        }
+        for (path, (name, generated_code)) in ok {
             let shown = path.display().to_string();
             let (code, warnings) = match generated_code {
                 Ok(c) => c,
@@ -326,11 +346,11 @@ impl Config {
             for d in &warnings.diagnostics {
                 cargo(format!("cargo:warning={}", d.one_line(&shown)));
             }
-            let module = module_of(&name);
+            let module = module_in(&modules[&name.name], &name);
             let file = out.join(format!("{}.rs", module.replace("::", ".")));
             write_if_changed(&file, &code)?;
             generated.push(Generated {
-                type_name: naming::pascal(&name.name),
+                type_name: naming::type_name(&name.name),
                 name,
                 source: path.clone(),
                 module,
@@ -366,13 +386,18 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
-/// `s_login::v14`, or `s_login::v14_ps4` for a platform file.
+/// `s_login::v14`, or `s_login::v14_ps4` for a platform file, when compiled alone (beside other
+/// messages the first part may be numbered; see [`naming`]).
 pub fn module_of(name: &DefName) -> String {
+    module_in(&naming::module(&name.name), name)
+}
+
+fn module_in(outer: &str, name: &DefName) -> String {
     let v = match name.platform {
         Some(p) => format!("v{}_{}", name.version, p.as_str()),
         None => format!("v{}", name.version),
     };
-    format!("{}::{v}", naming::module(&name.name))
+    format!("{outer}::{v}")
 }
 
 /// The include file: nested `pub mod`s that `include!` each module file.

@@ -367,6 +367,8 @@ pub static VERSIONS: &[VersionStatus] = &[
 "#,
     );
     let mut variants = Vec::new();
+    // Variant names for every message with a definition (naming::variant_names).
+    let variant_names = naming::variant_names(by_name.keys().copied());
     for (name, gens) in &by_name {
         let (current, st) = statuses(gens, &ranges, &dep, o.patch);
         for (g, st) in gens.iter().zip(&st) {
@@ -404,7 +406,7 @@ pub static VERSIONS: &[VersionStatus] = &[
                 .find(|g| g.name.version == cur)
                 .expect("current is one of them");
             variants.push((
-                naming::pascal(name),
+                variant_names[*name].clone(),
                 format!("{}::{}", g.module, g.type_name),
                 name.to_string(),
                 code,
