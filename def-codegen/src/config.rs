@@ -72,6 +72,8 @@ pub enum Error {
     FileName(PathBuf),
     /// Two inputs define the same name, version and platform.
     Duplicate(PathBuf, PathBuf),
+    /// An input is not UTF-8 text.
+    NotUtf8(PathBuf, def_parser::text::NotUtf8),
     /// No `OUT_DIR` and no [`Config::out_dir`].
     NoOutDir,
     /// An opcode map or `deprecated.json` is malformed.
@@ -90,11 +92,20 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::FileName(p) => write!(
-                f,
-                "{}: file name is not NAME.VERSION[.PLATFORM].def",
-                p.display()
-            ),
+            Error::FileName(p) => {
+                let why = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .map_or("it is not UTF-8".to_string(), |n| {
+                        DefName::parse_checked(n).map_or_else(|e| e.to_string(), |_| String::new())
+                    });
+                write!(
+                    f,
+                    "{}: file name is not NAME.VERSION[.PLATFORM].def: {why}",
+                    p.display()
+                )
+            }
+            Error::NotUtf8(p, e) => write!(f, "{}: {e}", p.display()),
             Error::Duplicate(a, b) => write!(
                 f,
                 "{} and {} define the same message version",
@@ -264,6 +275,8 @@ impl Config {
                 for entry in rd {
                     let p = entry.map_err(|e| Error::Io(input.clone(), e))?.path();
                     if p.extension().is_some_and(|e| e == "def") {
+                        // A FIFO or device named `x.def` is refused, not read.
+                        crate::input::check_regular(&p)?;
                         files.push(p);
                     }
                 }
@@ -314,7 +327,7 @@ impl Config {
                 .unwrap_or_default()
                 .to_string();
             let name = DefName::parse(&base).ok_or_else(|| Error::FileName(path.clone()))?;
-            let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.clone(), e))?;
+            let text = crate::input::read_text(path)?;
             Ok((
                 name,
                 self.generate_checked(&path.display().to_string(), &text),

@@ -10,6 +10,7 @@ pub mod naming;
 
 pub use emit::{EmitOptions, Serde, emit, generate};
 pub mod config;
+mod input;
 pub mod protocol;
 
 pub use config::{Config, Error, Generated, compile_defs};

@@ -19,7 +19,7 @@ use crate::naming;
 pub struct ProtocolOptions {
     /// The definitions folder.
     pub defs: PathBuf,
-    /// The opcode map (`protocol.N.map`: `NAME = OPCODE` lines).
+    /// The opcode map (`protocol.N.map`: `NAME = OPCODE` lines; see [`read_map`]).
     pub map: PathBuf,
     /// `deprecated.json`, if any.
     pub deprecated: Option<PathBuf>,
@@ -71,54 +71,206 @@ struct Deprecation {
     readable: bool,
 }
 
-/// Reads `NAME = OPCODE` lines.
+/// A message name as maps and file names have it: ASCII letters, digits and `_`.
+fn is_message_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A `u32` written as decimal digits without a sign, a leading zero or a fraction.
+fn strict_u32(s: &str) -> Option<u32> {
+    let ok = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_digit())
+        && (s.len() == 1 || !s.starts_with('0'));
+    ok.then(|| s.parse().ok()).flatten()
+}
+
+/// Reads `NAME = OPCODE` lines, strictly: every error says `FILE:LINE`. A UTF-8 byte-order mark
+/// at the start is skipped (editors add it; it is never part of a name); `#` starts a comment;
+/// names are ASCII letters, digits and `_`; opcodes are decimal numbers up to 65535; a name or
+/// an opcode given twice is an error naming both lines. Only a regular file is read.
 pub fn read_map(path: &Path) -> Result<BTreeMap<String, u16>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let text = crate::input::read_text(path)?;
+    parse_map(&text).map_err(|m| Error::Map(format!("{}:{m}", path.display())))
+}
+
+/// [`read_map`] on text; errors are `LINE: MESSAGE`.
+fn parse_map(text: &str) -> Result<BTreeMap<String, u16>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut map = BTreeMap::new();
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut codes: BTreeMap<u16, (usize, String)> = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
+        let n = n + 1;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let bad = || {
-            Error::Map(format!(
-                "{}:{}: expected `NAME = OPCODE`, got `{line}`",
-                path.display(),
-                n + 1
-            ))
+        let shown = def_parser::diag::shorten(line);
+        let (name, code) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{n}: expected `NAME = OPCODE`, got `{shown}`"))?;
+        let (name, code) = (name.trim(), code.trim());
+        if !is_message_name(name) {
+            return Err(format!(
+                "{n}: `{}` is not a message name (ASCII letters, digits and `_`)",
+                def_parser::diag::shorten(name)
+            ));
+        }
+        let code = match strict_u32(code) {
+            Some(c) => u16::try_from(c).map_err(|_| {
+                format!("{n}: opcode {c} of `{name}` is out of range (at most 65535)")
+            })?,
+            None => {
+                return Err(format!(
+                    "{n}: opcode `{}` of `{name}` is not a decimal number up to 65535",
+                    def_parser::diag::shorten(code)
+                ));
+            }
         };
-        let (name, code) = line.split_once('=').ok_or_else(bad)?;
-        let code: u16 = code.trim().parse().map_err(|_| bad())?;
-        map.insert(name.trim().to_string(), code);
+        if let Some(first) = names.insert(name.to_string(), n) {
+            return Err(format!("{n}: `{name}` is already given on line {first}"));
+        }
+        if let Some((first, other)) = codes.insert(code, (n, name.to_string())) {
+            return Err(format!(
+                "{n}: opcode {code} of `{name}` is already `{other}`'s, on line {first}"
+            ));
+        }
+        map.insert(name.to_string(), code);
     }
     Ok(map)
 }
 
-fn read_deprecated(path: &Path) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| Error::Map(format!("{}: {e}", path.display())))?;
-    let mut out = BTreeMap::new();
-    for (name, versions) in v.as_object().into_iter().flatten() {
-        for (ver, d) in versions.as_object().into_iter().flatten() {
-            let (Ok(ver), Some(max)) = (ver.parse::<u32>(), d.get("max").and_then(|m| m.as_u64()))
-            else {
-                return Err(Error::Map(format!(
-                    "{}: {name}.{ver}: expected {{\"max\": N, \"readable\": bool}}",
-                    path.display()
-                )));
-            };
-            let readable = d.get("readable").and_then(|r| r.as_bool()).unwrap_or(false);
-            out.insert(
-                (name.clone(), ver),
-                Deprecation {
-                    max: max as u32,
-                    readable,
-                },
-            );
+/// A value of `deprecated.json` as the JSON parser read it, before checking: numbers keep their
+/// text, so that no bound is rounded or truncated on the way.
+#[derive(Debug, Clone, PartialEq)]
+enum RawValue {
+    /// A number, as written (`113`, `4294967296`, `1e3`).
+    Number(String),
+    /// `true` or `false`.
+    Bool(bool),
+    /// Anything else: what it is.
+    Other(&'static str),
+}
+
+/// One `"NAME": {"VERSION": {...}}` entry of `deprecated.json`, before checking.
+#[derive(Debug, Clone, PartialEq)]
+struct RawDeprecation {
+    name: String,
+    version: String,
+    fields: Vec<(String, RawValue)>,
+}
+
+/// The JSON parsing of `deprecated.json` (the only part that knows the JSON library): the
+/// two-level object into entries, without checking them.
+fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let kind = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    };
+    let top = v
+        .as_object()
+        .ok_or_else(|| format!("expected an object of messages, got {}", kind(&v)))?;
+    let mut out = Vec::new();
+    for (name, versions) in top {
+        let versions = versions.as_object().ok_or_else(|| {
+            format!(
+                "`{}`: expected an object of versions, got {}",
+                def_parser::diag::shorten(name),
+                kind(versions)
+            )
+        })?;
+        for (version, entry) in versions {
+            let fields = entry
+                .as_object()
+                .ok_or_else(|| {
+                    format!(
+                        "`{}.{}`: expected {{\"max\": N, \"readable\": bool}}, got {}",
+                        def_parser::diag::shorten(name),
+                        def_parser::diag::shorten(version),
+                        kind(entry)
+                    )
+                })?
+                .iter()
+                .map(|(k, v)| {
+                    let raw = match v {
+                        serde_json::Value::Number(n) => RawValue::Number(n.to_string()),
+                        serde_json::Value::Bool(b) => RawValue::Bool(*b),
+                        other => RawValue::Other(kind(other)),
+                    };
+                    (k.clone(), raw)
+                })
+                .collect();
+            out.push(RawDeprecation {
+                name: name.clone(),
+                version: version.clone(),
+                fields,
+            });
         }
     }
     Ok(out)
+}
+
+/// Checks the entries of `deprecated.json`: each names a definition the folder has (`known`:
+/// name and version), with `max` a patch number (a `u32`, never truncated) and `readable` a
+/// boolean (default `false`), and nothing else. Errors name the entry (`S_LOGIN.14.max`).
+fn check_deprecations(
+    raw: Vec<RawDeprecation>,
+    known: &std::collections::BTreeSet<(String, u32)>,
+) -> Result<BTreeMap<(String, u32), Deprecation>, String> {
+    let mut out = BTreeMap::new();
+    for e in raw {
+        let at = format!(
+            "{}.{}",
+            def_parser::diag::shorten(&e.name),
+            def_parser::diag::shorten(&e.version)
+        );
+        let version = strict_u32(&e.version).ok_or_else(|| {
+            format!("`{at}`: the version is not a decimal number up to 4294967295")
+        })?;
+        if !is_message_name(&e.name) || !known.contains(&(e.name.clone(), version)) {
+            return Err(format!(
+                "`{at}`: no such definition in the definitions folder"
+            ));
+        }
+        let (mut max, mut readable) = (None, false);
+        for (k, v) in &e.fields {
+            match (k.as_str(), v) {
+                ("max", RawValue::Number(n)) => {
+                    max = Some(strict_u32(n).ok_or_else(|| {
+                        format!("`{at}.max`: {n} is not a patch number (0 to 4294967295)")
+                    })?)
+                }
+                ("readable", RawValue::Bool(b)) => readable = *b,
+                ("max", _) => return Err(format!("`{at}.max`: expected a number")),
+                ("readable", _) => return Err(format!("`{at}.readable`: expected true or false")),
+                (other, _) => {
+                    return Err(format!(
+                        "`{at}`: unknown key `{}` (expected max and readable)",
+                        def_parser::diag::shorten(other)
+                    ));
+                }
+            }
+        }
+        let max = max.ok_or_else(|| format!("`{at}`: no `max`"))?;
+        out.insert((e.name, version), Deprecation { max, readable });
+    }
+    Ok(out)
+}
+
+fn read_deprecated(
+    path: &Path,
+    known: &std::collections::BTreeSet<(String, u32)>,
+) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
+    let text = crate::input::read_text(path)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    raw_deprecations(text)
+        .and_then(|raw| check_deprecations(raw, known))
+        .map_err(|m| Error::Map(format!("{}: {m}", path.display())))
 }
 
 /// The status of one definition version for the chosen patch.
@@ -205,18 +357,15 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .map
         .file_name()
         .and_then(|f| f.to_str())
-        .and_then(|f| {
-            f.strip_prefix("protocol.")?
-                .strip_suffix(".map")?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0u32);
+        .and_then(|f| strict_u32(f.strip_prefix("protocol.")?.strip_suffix(".map")?))
+        .ok_or_else(|| {
+            Error::Map(format!(
+                "{}: the map's file name is not protocol.VERSION.map (VERSION: the protocol \
+                 version, a decimal number without leading zeros)",
+                o.map.display()
+            ))
+        })?;
     let map = read_map(&o.map)?;
-    let dep = match &o.deprecated {
-        Some(p) => read_deprecated(p)?,
-        None => BTreeMap::new(),
-    };
     if o.cargo_output {
         println!("cargo:rerun-if-changed={}", o.map.display());
         if let Some(d) = &o.deprecated {
@@ -225,16 +374,23 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     }
     // Platform files override plain ones: compile only the files that apply.
     let mut files: BTreeMap<(String, u32), (PathBuf, Option<Platform>)> = BTreeMap::new();
+    // Every name and version of the folder, whatever the platform (for deprecated.json).
+    let mut known = std::collections::BTreeSet::new();
     let rd = std::fs::read_dir(&o.defs).map_err(|e| Error::Io(o.defs.clone(), e))?;
     for entry in rd {
         let path = entry.map_err(|e| Error::Io(o.defs.clone(), e))?.path();
-        let Some(name) = path
+        // Only `.def` files are definitions (`.js` files beside them are the reference's
+        // hand-written ones); a `.def` whose name does not follow the grammar is an error.
+        if path.extension().is_none_or(|e| e != "def") {
+            continue;
+        }
+        let name = path
             .file_name()
             .and_then(|f| f.to_str())
             .and_then(DefName::parse)
-        else {
-            continue;
-        };
+            .ok_or_else(|| Error::FileName(path.clone()))?;
+        crate::input::check_regular(&path)?;
+        known.insert((name.name.clone(), name.version));
         match name.platform {
             Some(p) if p != o.platform => continue,
             _ => {}
@@ -248,6 +404,10 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
             files.insert(key, (path, name.platform));
         }
     }
+    let dep = match &o.deprecated {
+        Some(p) => read_deprecated(p, &known)?,
+        None => BTreeMap::new(),
+    };
     let defs_out = out.join("defs");
     let mut config = Config::new();
     config
@@ -271,8 +431,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     // Patch ranges of each version, for the status table.
     let mut ranges = BTreeMap::new();
     for g in &generated {
-        let text =
-            std::fs::read_to_string(&g.source).map_err(|e| Error::Io(g.source.clone(), e))?;
+        let text = crate::input::read_text(&g.source)?;
         let parsed = def_parser::parse("x.1.def", &text, def_parser::Mode::Compatible);
         ranges.insert(
             (g.name.name.clone(), g.name.version),
