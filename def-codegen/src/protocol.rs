@@ -601,7 +601,18 @@ pub enum Packet {{
         .ok();
     }
     s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
-    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        ::core::result::Result::Ok(match opcode {{\n"));
+    // Without variants the options would be unused locals (a warning in the user's build).
+    let (decode_opts, encode_opts) = if variants.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let opts =
+            format!("        let opts = {rt}::Options::new().padding(has_padding(opcode));\n");
+        (
+            opts.clone(),
+            format!("        let opcode = self.opcode();\n{opts}"),
+        )
+    };
+    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n{decode_opts}        ::core::result::Result::Ok(match opcode {{\n"));
     for (v, ty, _, code, _) in &variants {
         writeln!(
             s,
@@ -610,7 +621,7 @@ pub enum Packet {{
         .ok();
     }
     s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
-    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        match self {{\n"));
+    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
     for (v, ty, _, _, _) in &variants {
         writeln!(
             s,
@@ -661,21 +672,6 @@ pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
     DEFINITIONS.binary_search_by(|d| d.file.cmp(file)).ok().map(|i| &DEFINITIONS[i])
 }}
 
-#[cfg(feature = "serde")]
-mod json {{
-    use {rt}::Packet;
-
-    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
-        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
-        ::serde_json::to_value(&p).map_err(|e| e.to_string())
-    }}
-
-    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
-        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
-        p.encode(opcode, opts).map_err(|e| e.to_string())
-    }}
-}}
-
 /// Every definition compiled into this crate, sorted by file name.
 pub static DEFINITIONS: &[Definition] = &[
 "#
@@ -697,6 +693,27 @@ pub static DEFINITIONS: &[Definition] = &[
         .ok();
     }
     s.push_str("];\n");
+    // The JSON helpers only when some definition uses them (unused functions warn).
+    if !generated.is_empty() {
+        s.push_str(&format!(
+            r#"
+#[cfg(feature = "serde")]
+mod json {{
+    use {rt}::Packet;
+
+    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
+        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
+        ::serde_json::to_value(&p).map_err(|e| e.to_string())
+    }}
+
+    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
+        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
+        p.encode(opcode, opts).map_err(|e| e.to_string())
+    }}
+}}
+"#
+        ));
+    }
     // Written already formatted: this file is mostly tables, and parsing it back only to print it
     // again took a fifth of the generation time.
     let code = s;
