@@ -234,6 +234,65 @@ fn protocol() -> impl Strategy<Value = (Vec<(String, String)>, String)> {
         })
 }
 
+/// The cases of issue 14, always in the batch: each once broke the build or drew a warning.
+const REGRESSIONS: &[(&str, &str)] = &[
+    // Types that collide after flattening or case conversion.
+    (
+        "S_T.1.def",
+        "array barBaz\n- int32 x\nobject bar\n- array baz\n- - int32 y\n",
+    ),
+    (
+        "S_T.1.def",
+        "array fooBar\n- int32 x\narray foo_bar\n- int32 y\n",
+    ),
+    ("S_T.1.def", "array a\n- int32 x\narray A\n- int32 y\n"),
+    (
+        "S_T.1.def",
+        "array ä\n- int32 x\narray ö\n- int32 y\narray Ä\n- int32 z\n",
+    ),
+    // Fields and locals with warnings the user could not silence.
+    (
+        "S_T.1.def",
+        "int32 self\nint32 Self\nint32 self_\nstring __slot__r\nstring r\n",
+    ),
+    (
+        "S_T.1.def",
+        "object o\n- string self\nstring o_self\nstring oSelf\n",
+    ),
+    // Names of the generator's own locals and items.
+    (
+        "PADDING.1.def",
+        "string __r\nstring __w\nint32 __out\nbytes __b0\nstring __slot0\nstring e\n",
+    ),
+    (
+        "SELF.1.def",
+        "int32 type\nint32 r#type\nobject crate\n- int32 super\n",
+    ),
+    // Doc comments: bidirectional controls and other control characters.
+    (
+        "S_T.1.def",
+        "int32 a # \u{202e}evil\u{2066} \u{200f}\u{61c}\u{0}\u{7f}\u{85}\u{2028}\n",
+    ),
+    ("S_T.1.def", "# majorPatchVersion >= 1\nint32 `a` # ``x``\n"),
+];
+
+/// Protocols of issue 14: messages whose names collide with each other or with the protocol's
+/// own items.
+const PROTOCOL_REGRESSIONS: &[&[&str]] = &[
+    &["S_FOO", "s_foo", "S_FOO_BAR", "S_FOOBAR", "S_A1", "S_A_1"],
+    &[
+        "Raw",
+        "RAW",
+        "json",
+        "JSON",
+        "Packet",
+        "Definition",
+        "core",
+        "SELF",
+        "self",
+    ],
+];
+
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
@@ -326,9 +385,19 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
     let (mut compiled, mut refused) = (0, 0);
     let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
 
-    let single = (file_name(), def_text(), any::<bool>());
-    for k in 0..n_defs {
-        let ((_, file), text, serde) = single.new_tree(&mut runner).unwrap().current();
+    let regressions = REGRESSIONS
+        .iter()
+        .map(|(f, t)| (f.to_string(), t.to_string(), true));
+    let random: Vec<_> = {
+        let single = (file_name(), def_text(), any::<bool>());
+        (0..n_defs)
+            .map(|_| {
+                let ((_, f), t, serde) = single.new_tree(&mut runner).unwrap().current();
+                (f, t, serde)
+            })
+            .collect()
+    };
+    for (k, (file, text, serde)) in regressions.chain(random).enumerate() {
         let mut config = Config::new();
         config.serde(serde);
         match config.generate_one(&file, &text) {
@@ -339,6 +408,7 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
                 sources.push((m, format!("{file} (serde {serde}):\n{text:?}")));
                 compiled += 1;
             }
+            Err(e) if k < REGRESSIONS.len() => panic!("{file}: refused: {e}"),
             Err(e) => {
                 *reasons
                     .entry(assert_located(&e, &format!("{file}: {text:?}")))
@@ -349,8 +419,22 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
     }
     let strategy = protocol();
     let inputs = root.join("inputs");
-    for k in 0..n_protocols {
-        let (defs, map) = strategy.new_tree(&mut runner).unwrap().current();
+    let fixed = PROTOCOL_REGRESSIONS.iter().map(|names| {
+        let defs: Vec<(String, String)> = names
+            .iter()
+            .map(|n| (format!("{n}.1.def"), "int32 a\nstring b\n".to_string()))
+            .collect();
+        let map: String = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{n} = {k}\n"))
+            .collect();
+        (defs, map)
+    });
+    let random: Vec<_> = (0..n_protocols)
+        .map(|_| strategy.new_tree(&mut runner).unwrap().current())
+        .collect();
+    for (k, (defs, map)) in fixed.chain(random).enumerate() {
         let dir = inputs.join(format!("p{k}"));
         let _ = std::fs::remove_dir_all(&dir);
         let defs_dir = dir.join("defs");
@@ -373,6 +457,7 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
                 sources.push((m, what));
                 compiled += 1;
             }
+            Err(e) if k < PROTOCOL_REGRESSIONS.len() => panic!("{what}: refused: {e}"),
             Err(e) => {
                 *reasons.entry(assert_located(&e, &what)).or_default() += 1;
                 refused += 1;
