@@ -299,7 +299,7 @@ impl Config {
         let cargo = self.cargo_output;
         self.compile_with(&mut |line| {
             if cargo {
-                println!("{line}");
+                print_cargo(&line);
             }
         })
     }
@@ -376,6 +376,16 @@ impl Config {
         write_if_changed(&out.join(&self.include_file), &include_tree(&generated))?;
         Ok(generated)
     }
+}
+
+/// Prints a `cargo:` line with its line breaks escaped: a line break in a path or a message
+/// would start a directive of its own (`cargo:rustc-link-arg=...`).
+pub(crate) fn print_cargo(line: &str) {
+    println!("{}", cargo_safe(line));
+}
+
+fn cargo_safe(line: &str) -> String {
+    line.replace('\r', "\\r").replace('\n', "\\n")
 }
 
 /// `f` over `items` on all cores, results in order.
@@ -628,6 +638,16 @@ mod tests {
         assert!(text.contains("uint33"), "{text}");
         // Nothing refers to the failed files.
         assert!(!out.join("_defs.rs").exists());
+    }
+
+    #[test]
+    fn a_line_break_in_a_path_cannot_start_a_cargo_directive() {
+        let line = cargo_safe("cargo:rerun-if-changed=/x\ncargo:rustc-link-arg=-evil\r\n");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert_eq!(
+            line,
+            "cargo:rerun-if-changed=/x\\ncargo:rustc-link-arg=-evil\\r\\n"
+        );
     }
 
     #[test]

@@ -367,9 +367,9 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         })?;
     let map = read_map(&o.map)?;
     if o.cargo_output {
-        println!("cargo:rerun-if-changed={}", o.map.display());
+        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.map.display()));
         if let Some(d) = &o.deprecated {
-            println!("cargo:rerun-if-changed={}", d.display());
+            crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", d.display()));
         }
     }
     // Platform files override plain ones: compile only the files that apply.
@@ -417,7 +417,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .runtime_path(&o.runtime)
         .cargo_output(o.cargo_output);
     if o.cargo_output {
-        println!("cargo:rerun-if-changed={}", o.defs.display());
+        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.defs.display()));
     }
     // Padding is per opcode; give each padded message's types PADDING = true.
     let padded: Vec<String> = map

@@ -33,17 +33,102 @@ impl Input<'_> {
 }
 
 const FIELD_PIECES: &[&str] = &[
-    "a", "A", "b", "B", "foo", "Foo", "FOO", "bar", "Bar", "baz", "_", "__", "1", "2", "_2", "self",
-    "Self", "crate", "super", "type", "r#", "Raw", "json", "__slot__", "slot", "r", "ä", "Ä", "é",
-    "ß", "\u{202e}", "ID", "Id", "e", "p", "__b0", "__r", "__w", "__out", "__i", "__e", "__slot0",
-    "__at0", "__chain0", "__longest", "_r", "_w", "PADDING", "Packet", "Vec", "u8", "core", "0",
-    ".", "-", "\"", "\\", "{", "}", "'", "`", "*/", "x", "\u{3000}",
+    "a",
+    "A",
+    "b",
+    "B",
+    "foo",
+    "Foo",
+    "FOO",
+    "bar",
+    "Bar",
+    "baz",
+    "_",
+    "__",
+    "1",
+    "2",
+    "_2",
+    "self",
+    "Self",
+    "crate",
+    "super",
+    "type",
+    "r#",
+    "Raw",
+    "json",
+    "__slot__",
+    "slot",
+    "r",
+    "ä",
+    "Ä",
+    "é",
+    "ß",
+    "\u{202e}",
+    "ID",
+    "Id",
+    "e",
+    "p",
+    "__b0",
+    "__r",
+    "__w",
+    "__out",
+    "__i",
+    "__e",
+    "__slot0",
+    "__at0",
+    "__chain0",
+    "__longest",
+    "_r",
+    "_w",
+    "PADDING",
+    "Packet",
+    "Vec",
+    "u8",
+    "core",
+    "0",
+    ".",
+    "-",
+    "\"",
+    "\\",
+    "{",
+    "}",
+    "'",
+    "`",
+    "*/",
+    "x",
+    "\u{3000}",
 ];
 
 const MESSAGE_PIECES: &[&str] = &[
-    "S_", "s_", "C_", "FOO", "foo", "Foo", "_BAR", "BAR", "bar", "1", "_1", "Raw", "RAW", "json",
-    "JSON", "SELF", "Self", "self", "type", "crate", "core", "std", "_", "A", "a", "Packet",
-    "PACKET", "Definition", "VERSIONS",
+    "S_",
+    "s_",
+    "C_",
+    "FOO",
+    "foo",
+    "Foo",
+    "_BAR",
+    "BAR",
+    "bar",
+    "1",
+    "_1",
+    "Raw",
+    "RAW",
+    "json",
+    "JSON",
+    "SELF",
+    "Self",
+    "self",
+    "type",
+    "crate",
+    "core",
+    "std",
+    "_",
+    "A",
+    "a",
+    "Packet",
+    "PACKET",
+    "Definition",
+    "VERSIONS",
 ];
 
 const TYPES: &[&str] = &[
@@ -66,23 +151,8 @@ const TYPES: &[&str] = &[
 ];
 
 const COMMENT_PIECES: &[&str] = &[
-    "\r",
-    "\u{202e}",
-    "\u{2066}",
-    "\u{200f}",
-    "\u{61c}",
-    "`",
-    "``",
-    "\0",
-    "x",
-    "*/",
-    "/*",
-    "\u{7f}",
-    "\u{85}",
-    "\u{2028}",
-    "\u{feff}",
-    "[link]",
-    "é",
+    "\r", "\u{202e}", "\u{2066}", "\u{200f}", "\u{61c}", "`", "``", "\0", "x", "*/", "/*",
+    "\u{7f}", "\u{85}", "\u{2028}", "\u{feff}", "[link]", "é",
 ];
 
 fn name(inp: &mut Input, pieces: &[&str]) -> String {
@@ -357,7 +427,7 @@ fn check_ident_ascii(id: &str, what: &str) {
 fn check_scope(items: &[Item], scope: &str) {
     let mut types = HashSet::new();
     let mut values = HashSet::new();
-    let mut claim = |set: &mut HashSet<String>, id: &syn::Ident| {
+    let claim = |set: &mut HashSet<String>, id: &syn::Ident| {
         let s = id.to_string();
         check_ident_ascii(&s, scope);
         assert!(set.insert(s.clone()), "{scope}: `{s}` declared twice");
@@ -373,7 +443,11 @@ fn check_scope(items: &[Item], scope: &str) {
                     check_ident_ascii(&id, scope);
                     assert!(is_snake_case(&id), "{scope}: field {id}");
                     assert!(!id.starts_with("__"), "{scope}: field {id}");
-                    assert!(fields.insert(id.clone()), "{scope}.{}: `{id}` twice", s.ident);
+                    assert!(
+                        fields.insert(id.clone()),
+                        "{scope}.{}: `{id}` twice",
+                        s.ident
+                    );
                 }
             }
             Item::Enum(e) => {
@@ -383,12 +457,20 @@ fn check_scope(items: &[Item], scope: &str) {
                     let id = v.ident.to_string();
                     check_ident_ascii(&id, scope);
                     assert!(is_camel_case(&id), "{scope}: variant {id}");
-                    assert!(vars.insert(id.clone()), "{scope}::{}: `{id}` twice", e.ident);
+                    assert!(
+                        vars.insert(id.clone()),
+                        "{scope}::{}: `{id}` twice",
+                        e.ident
+                    );
                 }
             }
             Item::Mod(m) => {
                 claim(&mut types, &m.ident);
-                assert!(is_snake_case(&m.ident.to_string()), "{scope}: mod {}", m.ident);
+                assert!(
+                    is_snake_case(&m.ident.to_string()),
+                    "{scope}: mod {}",
+                    m.ident
+                );
                 if let Some((_, inner)) = &m.content {
                     check_scope(inner, &format!("{scope}::{}", m.ident));
                 }
@@ -412,17 +494,30 @@ fn check_scope(items: &[Item], scope: &str) {
 }
 
 /// Each `let` at the top of a function body binds names no earlier `let` bound (shadowing would
-/// read the wrong value), in snake case.
+/// read the wrong value), in snake case. The one rebinding by design: a variable field's
+/// metadata (`let x = Meta::string(..)`) is replaced by its value (`let x = __r.string(x)`).
 fn check_block(block: &syn::Block, scope: &str) {
-    let mut bound = HashSet::new();
+    use quote::ToTokens;
+    // Name -> whether its binding so far is a metadata one.
+    let mut bound: std::collections::HashMap<String, bool> = Default::default();
     for stmt in &block.stmts {
         if let Stmt::Local(l) = stmt {
+            let init = l
+                .init
+                .as_ref()
+                .map(|i| i.expr.to_token_stream().to_string())
+                .unwrap_or_default();
+            let is_meta = init.contains(":: Meta ::");
             let mut names = Vec::new();
             pat_idents(&l.pat, &mut names);
             for n in names {
                 check_ident_ascii(&n, scope);
                 assert!(is_snake_case(&n), "{scope}: local {n}");
-                assert!(bound.insert(n.clone()), "{scope}: local `{n}` bound twice");
+                match bound.insert(n.clone(), is_meta) {
+                    None => {}
+                    Some(true) if !is_meta && init.contains(&format!("({n})")) => {}
+                    Some(_) => panic!("{scope}: local `{n}` bound twice"),
+                }
             }
         }
     }
