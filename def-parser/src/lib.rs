@@ -60,11 +60,13 @@ pub fn compile_str(file: &str, text: &str, mode: Mode) -> Result<Compiled, Repor
     }
 }
 
-/// Reads, parses and resolves a `.def` file.
+/// Reads (a regular UTF-8 file only, see [`text::read_file`]), parses and resolves a `.def` file.
 pub fn load(path: &Path, mode: Mode) -> Result<Compiled, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io(path.display().to_string(), e))?;
-    let text =
-        text::decode(bytes).map_err(|e| LoadError::NotUtf8(path.display().to_string(), e))?;
+    let shown = || path.display().to_string();
+    let text = text::read_file(path).map_err(|e| match e {
+        text::ReadError::Io(e) => LoadError::Io(shown(), e),
+        text::ReadError::NotUtf8(e) => LoadError::NotUtf8(shown(), e),
+    })?;
     compile_str(&path.display().to_string(), &text, mode).map_err(LoadError::Def)
 }
 

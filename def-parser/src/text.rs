@@ -1,7 +1,11 @@
 //! Bytes to text for `.def` files and maps: UTF-8 only, and when the bytes are not UTF-8 an error
-//! that says at which byte and, when it can tell, which encoding the file seems to be in.
+//! that says at which byte and, when it can tell, which encoding the file seems to be in; and
+//! [`read_file`], which reads only regular files (a FIFO or a device named `x.def` would block or
+//! never end).
 
 use std::fmt;
+use std::io;
+use std::path::Path;
 
 /// Bytes that are not UTF-8: where the first bad byte is, and a guess at the encoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +72,41 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, NotUtf8> {
             guess: guess(&bytes),
         }
     })
+}
+
+/// Why [`read_file`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be read, or is not a regular file.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The file is not UTF-8 text.
+    #[error("{0}")]
+    NotUtf8(#[from] NotUtf8),
+}
+
+/// Whether `path` (symbolic links followed) is a regular file; an `InvalidInput` error saying
+/// what it is if not.
+pub fn check_regular(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    let what = if meta.is_dir() {
+        "a folder"
+    } else {
+        "a FIFO, socket or device"
+    };
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("not a regular file ({what})"),
+    ))
+}
+
+/// The text of `path`, which must be a regular file (symbolic links followed) holding UTF-8.
+pub fn read_file(path: &Path) -> Result<String, ReadError> {
+    check_regular(path)?;
+    Ok(decode(std::fs::read(path)?)?)
 }
 
 #[cfg(test)]

@@ -151,3 +151,25 @@ fn files_that_are_not_utf8_say_where_and_what() {
     assert!(msg.contains("byte 0xE9 at byte offset 17"), "{msg}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_not_read() {
+    let dir = std::env::temp_dir().join(format!("def-parser-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("S_F.1.def");
+    let _ = std::fs::remove_file(&fifo);
+    if !std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("mkfifo is not available; skipped");
+        return;
+    }
+    // Reading would block for ever: the test would hang, not fail.
+    let e = def_parser::load(&fifo, Mode::Compatible).unwrap_err();
+    assert!(matches!(e, LoadError::Io(..)), "{e}");
+    assert!(e.to_string().contains("not a regular file"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
