@@ -23,9 +23,9 @@
 //!   in declaration order (messages: in byte order of their names) keeps the plain name. Every
 //!   type of a definition is unique within its module, every field within its struct, every module
 //!   within the include file and every variant within `Packet`. Names the generator itself emits are
-//!   reserved: the variant `Raw`; the modules [`RESERVED_MODULES`] (items of the protocol crate and
-//!   crates it names); every local of generated code starts with `__` or is a field name, and
-//!   field names never start with `__`.
+//!   reserved: the variant `Raw`; the modules [`RESERVED_MODULES`] (items of the protocol crate,
+//!   crates it names, Windows device names); every local of generated code starts with `__` or
+//!   is a field name, and field names never start with `__`.
 //! * **JSON.** With serde on, a field whose Rust name differs from its `.def` name is renamed back,
 //!   so the JSON form keeps the `.def` names. Two names that are equal on the JSON side too (the
 //!   same name twice in one level) are the resolver's business: an object declared twice is merged,
@@ -50,8 +50,9 @@ const RAW_OK: &[&str] = &[
 /// Keywords that cannot be raw identifiers; they get a trailing underscore.
 const RAW_NOT_OK: &[&str] = &["crate", "self", "Self", "super", "_"];
 
-/// Module names the protocol crate keeps for itself: its `json` module, and crates that generated
-/// code or the code around it may name by a relative path.
+/// Module names kept free: the protocol crate's `json` module; crates that generated code or the
+/// code around it may name by a relative path; and the names Windows reserves for devices, since
+/// each module is also a file (`con.v1.rs` cannot be created there).
 pub const RESERVED_MODULES: &[&str] = &[
     "json",
     "core",
@@ -60,6 +61,28 @@ pub const RESERVED_MODULES: &[&str] = &[
     "serde",
     "serde_json",
     "def_runtime",
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    "com1",
+    "com2",
+    "com3",
+    "com4",
+    "com5",
+    "com6",
+    "com7",
+    "com8",
+    "com9",
+    "lpt1",
+    "lpt2",
+    "lpt3",
+    "lpt4",
+    "lpt5",
+    "lpt6",
+    "lpt7",
+    "lpt8",
+    "lpt9",
 ];
 
 /// Variant names the protocol's `Packet` enum keeps for itself.
@@ -413,6 +436,7 @@ mod tests {
         assert_eq!(m["S_FOO_2"], "s_foo_2");
         assert_eq!(m["JSON"], "json_2");
         assert_eq!(m["json"], "json_3");
+        assert_eq!(module_names(["CON"])["CON"], "con_2");
         let v = variant_names(["S_FOO_BAR", "S_FOOBAR", "RAW", "S_A1", "S_A_1"]);
         assert_eq!(v["RAW"], "Raw2");
         assert_eq!(v["S_FOOBAR"], "SFoobar");
