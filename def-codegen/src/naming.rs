@@ -192,7 +192,7 @@ pub fn pascal(name: &str) -> String {
 }
 
 /// The root type of a message's definition (`S_LOGIN` → `SLogin`).
-pub fn type_name(message: &str) -> String {
+pub(crate) fn type_name(message: &str) -> String {
     pascal(message)
 }
 
@@ -231,36 +231,28 @@ fn claim(taken: &mut HashSet<String>, name: String, snake_case: bool) -> String 
     }
 }
 
-/// Gives each name of a list a unique form by appending `_2`, `_3`, ... (snake case).
-pub fn dedupe(names: &mut [String]) {
-    let mut taken = HashSet::new();
-    for n in names.iter_mut() {
-        *n = claim(&mut taken, std::mem::take(n), true);
-    }
-}
-
 /// The names of one struct of a definition: its type and, for each member, the field and the
 /// names of the member's own struct (arrays of elements and objects).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StructNames {
+pub(crate) struct StructNames {
     /// The type's identifier.
-    pub ty: String,
+    pub(crate) ty: String,
     /// One per member, in member order.
-    pub fields: Vec<FieldNames>,
+    pub(crate) fields: Vec<FieldNames>,
 }
 
 /// The names of one member.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldNames {
+pub(crate) struct FieldNames {
     /// The field's identifier text (may start with `r#`).
-    pub ident: String,
+    pub(crate) ident: String,
     /// For `array` (its element) and `object`: the struct's names.
-    pub nested: Option<StructNames>,
+    pub(crate) nested: Option<StructNames>,
 }
 
 /// The names of every struct and field of a definition whose root type is `root` (from
 /// [`type_name`]); types are unique across the definition.
-pub fn struct_names(members: &[Member], root: &str) -> StructNames {
+pub(crate) fn struct_names(members: &[Member], root: &str) -> StructNames {
     let mut types = HashSet::new();
     types.insert(root.to_string());
     names_of(members, root, &mut types)
@@ -291,7 +283,7 @@ fn names_of(members: &[Member], ty: &str, types: &mut HashSet<String>) -> Struct
 /// The decode locals of a level, one per slot: a field's identifier, or the identifiers of the
 /// path through its objects joined by `_`; unique within the level and never starting with `__`
 /// (the generator's own locals do). Slots of one member share one local.
-pub fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
+pub(crate) fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
     let mut taken = HashSet::new();
     let mut by_path: BTreeMap<&[usize], String> = BTreeMap::new();
     let mut out = Vec::with_capacity(level.slots.len());
@@ -324,7 +316,9 @@ pub fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
 
 /// Unique module names for messages (`S_LOGIN` → `s_login`), none of them in
 /// [`RESERVED_MODULES`]; the names are taken in byte order.
-pub fn module_names<'a>(messages: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+pub(crate) fn module_names<'a>(
+    messages: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
     let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
     let mut taken: HashSet<String> = RESERVED_MODULES.iter().map(|s| s.to_string()).collect();
     sorted
@@ -335,7 +329,9 @@ pub fn module_names<'a>(messages: impl IntoIterator<Item = &'a str>) -> BTreeMap
 
 /// Unique `Packet` variant names for messages (`S_LOGIN` → `SLogin`), none of them in
 /// [`RESERVED_VARIANTS`]; the names are taken in byte order.
-pub fn variant_names<'a>(messages: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
+pub(crate) fn variant_names<'a>(
+    messages: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
     let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
     let mut taken: HashSet<String> = RESERVED_VARIANTS.iter().map(|s| s.to_string()).collect();
     sorted
@@ -345,7 +341,7 @@ pub fn variant_names<'a>(messages: impl IntoIterator<Item = &'a str>) -> BTreeMa
 }
 
 /// Longest text (in characters) of one piece of user text in a doc comment.
-pub const DOC_TEXT_MAX: usize = 200;
+pub(crate) const DOC_TEXT_MAX: usize = 200;
 
 /// Whether rustc refuses `c` in a comment (a bidirectional control: the `text_direction_codepoint`
 /// lints) or it would end or break the line (control characters, CR above all).
@@ -357,7 +353,7 @@ fn unsafe_in_comment(c: char) -> bool {
 /// User text made safe for a doc comment: control characters (CR, LF, NUL, ...), Unicode
 /// bidirectional controls and line separators are written as `\u{..}` escapes, and text longer
 /// than [`DOC_TEXT_MAX`] characters is cut with an ellipsis.
-pub fn doc_text(text: &str) -> String {
+pub(crate) fn doc_text(text: &str) -> String {
     let mut out = String::new();
     for (n, c) in text.chars().enumerate() {
         if n == DOC_TEXT_MAX {
@@ -415,17 +411,22 @@ mod tests {
         assert_eq!(pascal("ä"), "U00e4");
     }
 
+    fn dedupe(names: &[&str]) -> Vec<String> {
+        let mut taken = HashSet::new();
+        names
+            .iter()
+            .map(|n| claim(&mut taken, n.to_string(), true))
+            .collect()
+    }
+
     #[test]
-    fn dedupes_without_double_underscores() {
-        let mut v = vec!["a".to_string(), "a".into(), "a_2".into(), "a".into()];
-        dedupe(&mut v);
-        assert_eq!(v, ["a", "a_2", "a_2_2", "a_3"]);
-        let mut v = vec!["self_".to_string(), "self_".into()];
-        dedupe(&mut v);
-        assert_eq!(v, ["self_", "self_2"]);
-        let mut v = vec!["r#type".to_string(), "r#type".into()];
-        dedupe(&mut v);
-        assert_eq!(v, ["r#type", "type_2"]);
+    fn numbers_without_double_underscores() {
+        assert_eq!(
+            dedupe(&["a", "a", "a_2", "a"]),
+            ["a", "a_2", "a_2_2", "a_3"]
+        );
+        assert_eq!(dedupe(&["self_", "self_"]), ["self_", "self_2"]);
+        assert_eq!(dedupe(&["r#type", "r#type"]), ["r#type", "type_2"]);
     }
 
     #[test]
