@@ -32,7 +32,8 @@
 //!   a scalar declared twice is one member with two places, anything else is refused with a
 //!   `NameClash` error at its line. So a definition that resolves always gets names.
 //!
-//! Text that goes into doc comments passes through [`doc_text`].
+//! Text that goes into doc comments has control characters (CR, NUL, ...), Unicode bidirectional
+//! controls and line separators written as `\u{..}`, and is cut after 200 characters.
 
 use std::collections::{BTreeMap, HashSet};
 
