@@ -392,3 +392,20 @@ fn a_line_break_in_a_file_name_cannot_inject_code() {
         "{code}"
     );
 }
+
+#[test]
+fn the_real_maps_read_strictly() {
+    let maps = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/tera-data/maps");
+    let Ok(rd) = std::fs::read_dir(&maps) else {
+        eprintln!("no tera-data next to the repository; skipped");
+        return;
+    };
+    for entry in rd {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines = text.lines().filter(|l| l.contains('=')).count();
+        let map = read_map(&path).unwrap();
+        assert_eq!(map.len(), lines, "{}", path.display());
+        assert!(lines > 400, "{}", path.display());
+    }
+}
