@@ -112,6 +112,18 @@ for t in ['{a:1b,b:2s,c:3,d:4L,e:5.0f,f:6.0d,g:"x",h:[1,2],i:[B;1b,2b],j:[I;1,2]
           '[{},{x:[[]]}]', "'single \\' quoted'", '{"quoted key":-1.5e10d,nan:NaNf}', '[]']:
     put("snbt_parse", t.encode())
 
+# Generator (fuzz/src/codegen.rs): structured cases (byte 0 even) from fixed pseudo-random
+# bytes, and free-form ones (byte 0 odd): the corpus map, 0xFF, then FILE\nTEXT per definition.
+for k in range(16):
+    put("codegen", bytes([2 * k]) + b"".join(hashlib.sha256(bytes([k, r])).digest() for r in range(4)))
+maps_dir = os.path.join(os.environ["TERA_DATA_DIR"], "maps")
+map_text = b""
+for m in sorted(glob.glob(os.path.join(maps_dir, "*.map")))[:1]:
+    map_text = open(m, "rb").read()
+for p in sorted(glob.glob(os.path.join(defs_dir, "*.def")))[:40:4]:
+    stem = os.path.basename(p)[:-len(".def")].encode()
+    put("codegen", b"\x01" + map_text[:2000] + b"\xff" + stem + b"\n" + open(p, "rb").read())
+
 for t, n in sorted(counts.items()):
     print(f"{t}: {n} seeds")
 PY

@@ -73,6 +73,10 @@ pub enum Error {
     Defs(Vec<Report>),
     /// A file name does not follow `NAME.VERSION[.PLATFORM].def`.
     FileName(PathBuf),
+    /// Two inputs define the same name, version and platform.
+    Duplicate(PathBuf, PathBuf),
+    /// An input is not UTF-8 text.
+    NotUtf8(PathBuf, def_parser::text::NotUtf8),
     /// No `OUT_DIR` and no [`Config::out_dir`].
     NoOutDir,
     /// An opcode map or `deprecated.json` is malformed.
@@ -94,10 +98,25 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::FileName(p) => write!(
+            Error::FileName(p) => {
+                let why = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .map_or("it is not UTF-8".to_string(), |n| {
+                        DefName::parse_checked(n).map_or_else(|e| e.to_string(), |_| String::new())
+                    });
+                write!(
+                    f,
+                    "{}: file name is not NAME.VERSION[.PLATFORM].def: {why}",
+                    p.display()
+                )
+            }
+            Error::NotUtf8(p, e) => write!(f, "{}: {e}", p.display()),
+            Error::Duplicate(a, b) => write!(
                 f,
-                "{}: file name is not NAME.VERSION[.PLATFORM].def",
-                p.display()
+                "{} and {} define the same message version",
+                a.display(),
+                b.display()
             ),
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
             Error::Map(m) => f.write_str(m),
@@ -348,6 +367,8 @@ impl Config {
                 for entry in rd {
                     let p = entry.map_err(|e| Error::Io(input.clone(), e))?.path();
                     if p.extension().is_some_and(|e| e == "def") {
+                        // A FIFO or device named `x.def` is refused, not read.
+                        crate::input::check_regular(&p)?;
                         files.push(p);
                     }
                 }
@@ -371,7 +392,7 @@ impl Config {
         let cargo = self.cargo_output;
         self.compile_with(&mut |line| {
             if cargo {
-                println!("{line}");
+                print_cargo(&line);
             }
         })
     }
@@ -415,14 +436,26 @@ impl Config {
                 .unwrap_or_default()
                 .to_string();
             let name = DefName::parse(&base).ok_or_else(|| Error::FileName(path.clone()))?;
-            let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.clone(), e))?;
+            let text = crate::input::read_text(path)?;
             Ok((
                 name,
                 self.generate_checked(&path.display().to_string(), &text),
             ))
         });
+        let mut ok = Vec::with_capacity(results.len());
         for (path, result) in files.iter().zip(results) {
-            let (name, generated_code) = result?;
+            ok.push((path, result?));
+        }
+        // One module per message, unique (naming::module_names); one definition per name,
+        // version and platform.
+        let modules = naming::module_names(ok.iter().map(|(_, (n, _))| n.name.as_str()));
+        let mut seen: BTreeMap<&DefName, &PathBuf> = BTreeMap::new();
+        for (path, (name, _)) in &ok {
+            if let Some(first) = seen.insert(name, path) {
+                return Err(Error::Duplicate(first.to_path_buf(), path.to_path_buf()));
+            }
+        }
+        for (path, (name, generated_code)) in ok {
             let (code, warnings) = match generated_code {
                 Ok(c) => c,
                 Err(Error::Defs(r)) => {
@@ -434,11 +467,11 @@ impl Config {
             for line in cargo_report(&warnings) {
                 cargo(line);
             }
-            let module = module_of(&name);
+            let module = module_in(&modules[&name.name], &name);
             let file = out.join(format!("{}.rs", module.replace("::", ".")));
             write_if_changed(&file, &code)?;
             generated.push(Generated {
-                type_name: naming::pascal(&name.name),
+                type_name: naming::type_name(&name.name),
                 name,
                 source: path.clone(),
                 module,
@@ -451,6 +484,16 @@ impl Config {
         write_if_changed(&out.join(&self.include_file), &include_tree(&generated))?;
         Ok(generated)
     }
+}
+
+/// Prints a `cargo:` line with its line breaks escaped: a line break in a path or a message
+/// would start a directive of its own (`cargo:rustc-link-arg=...`).
+pub(crate) fn print_cargo(line: &str) {
+    println!("{}", cargo_safe(line));
+}
+
+fn cargo_safe(line: &str) -> String {
+    line.replace('\r', "\\r").replace('\n', "\\n")
 }
 
 /// `f` over `items` on all cores, results in order.
@@ -474,13 +517,18 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
-/// `s_login::v14`, or `s_login::v14_ps4` for a platform file.
+/// `s_login::v14`, or `s_login::v14_ps4` for a platform file, when compiled alone (beside other
+/// messages the first part may be numbered; see [`naming`]).
 pub fn module_of(name: &DefName) -> String {
+    module_in(&naming::module(&name.name), name)
+}
+
+fn module_in(outer: &str, name: &DefName) -> String {
     let v = match name.platform {
         Some(p) => format!("v{}_{}", name.version, p.as_str()),
         None => format!("v{}", name.version),
     };
-    format!("{}::{v}", naming::module(&name.name))
+    format!("{outer}::{v}")
 }
 
 /// The include file: nested `pub mod`s that `include!` each module file.
@@ -770,6 +818,16 @@ mod tests {
         assert!(text.contains("uint33"), "{text}");
         // Nothing refers to the failed files.
         assert!(!out.join("_defs.rs").exists());
+    }
+
+    #[test]
+    fn a_line_break_in_a_path_cannot_start_a_cargo_directive() {
+        let line = cargo_safe("cargo:rerun-if-changed=/x\ncargo:rustc-link-arg=-evil\r\n");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert_eq!(
+            line,
+            "cargo:rerun-if-changed=/x\\ncargo:rustc-link-arg=-evil\\r\\n"
+        );
     }
 
     #[test]

@@ -126,10 +126,15 @@ fn code_span(text: &str) -> String {
     format!("{ticks}{pad}{text}{pad}{ticks}")
 }
 
+/// User text in a code span of a doc line, made safe for a comment ([`naming::doc_text`]).
+fn doc_span(text: &str) -> String {
+    code_span(&naming::doc_text(text))
+}
+
 fn decl_docs(decls: &[Decl]) -> Vec<String> {
     decls
         .iter()
-        .map(|d| format!(" Line {}: {}", d.line, code_span(&d.text)))
+        .map(|d| format!(" Line {}: {}", d.line, doc_span(&d.text)))
         .collect()
 }
 
@@ -161,7 +166,7 @@ fn scalar_ty(rt: &TokenStream, s: Scalar) -> TokenStream {
     }
 }
 
-/// Per-level naming: field idents of each member list, decode locals of each slot.
+/// Per-level naming: the access path and decode local of each slot.
 struct Names {
     /// For each slot: the access path from `self` (field idents).
     access: Vec<Vec<syn::Ident>>,
@@ -169,72 +174,34 @@ struct Names {
     local: Vec<syn::Ident>,
 }
 
-/// Field idents of a member list (deduplicated).
-fn member_idents(members: &[Member]) -> Vec<String> {
-    let mut v: Vec<String> = members
+fn level_names(level: &Level, names: &naming::StructNames) -> Names {
+    let access = level
+        .slots
         .iter()
-        .map(|m| naming::field_ident(&m.name))
-        .collect();
-    naming::dedupe(&mut v);
-    v
-}
-
-fn level_names(level: &Level) -> Names {
-    let mut access = Vec::new();
-    let mut locals = Vec::new();
-    for info in &level.slots {
-        let mut members = &level.members;
-        let mut path = Vec::new();
-        for &i in &info.path {
-            let ids = member_idents(members);
-            path.push(ids[i].clone());
-            if let MemberKind::Object(m) = &members[i].kind {
-                members = m;
+        .map(|info| {
+            let mut n = names;
+            let mut path = Vec::new();
+            for &i in &info.path {
+                path.push(ident(&n.fields[i].ident));
+                if let Some(inner) = &n.fields[i].nested {
+                    n = inner;
+                }
             }
-        }
-        locals.push(
-            path.iter()
-                .map(|p| p.trim_start_matches("r#").to_string())
-                .collect::<Vec<_>>()
-                .join("_"),
-        );
-        access.push(path.iter().map(|p| ident(p)).collect());
-    }
-    // Locals: the joined path, unique, and never a generated name or keyword.
-    let mut fixed: Vec<String> = locals
-        .iter()
-        .map(|l| {
-            let l = if l.starts_with("__") {
-                format!("f{l}")
-            } else {
-                l.clone()
-            };
-            naming::field_ident(&l)
+            path
         })
         .collect();
-    // Slots of one member share one local (a scalar declared twice reads the last).
-    let mut seen: std::collections::HashMap<Vec<usize>, String> = std::collections::HashMap::new();
-    let mut out = Vec::new();
-    let mut taken = std::collections::HashSet::new();
-    for (i, info) in level.slots.iter().enumerate() {
-        if let Some(l) = seen.get(&info.path) {
-            out.push(l.clone());
-            continue;
-        }
-        let mut l = std::mem::take(&mut fixed[i]);
-        let base = l.clone();
-        let mut k = 2;
-        while !taken.insert(l.clone()) {
-            l = format!("{base}_{k}");
-            k += 1;
-        }
-        seen.insert(info.path.clone(), l.clone());
-        out.push(l);
-    }
     Names {
         access,
-        local: out.iter().map(|s| ident(s)).collect(),
+        local: naming::level_locals(level, names)
+            .iter()
+            .map(|s| ident(s))
+            .collect(),
     }
+}
+
+/// The encode local holding the metadata place of `slot` (`__` and a number: never a field's).
+fn slot_local(slot: usize) -> syn::Ident {
+    format_ident!("__slot{}", slot)
 }
 
 impl Gen<'_> {
@@ -296,13 +263,19 @@ impl Gen<'_> {
 
     /// Declares the struct for `members` (a level or an object) and the types of its members;
     /// returns nothing, pushing items.
-    fn declare(&mut self, members: &[Member], ty: &str, def_path: &str, doc: Vec<String>) {
+    fn declare(
+        &mut self,
+        members: &[Member],
+        names: &naming::StructNames,
+        def_path: &str,
+        doc: Vec<String>,
+    ) {
         let rt = self.rt.clone();
-        let idents = member_idents(members);
         let mut fields = Vec::new();
-        for (m, id) in members.iter().zip(&idents) {
+        for (m, f) in members.iter().zip(&names.fields) {
+            let id = &f.ident;
             let sub_path = format!("{def_path}.{}", m.name);
-            let sub_ty = format!("{ty}{}", naming::pascal(&m.name));
+            let sub_names = f.nested.as_ref();
             let fty = match &m.kind {
                 MemberKind::Scalar(s) => scalar_ty(&rt, *s),
                 MemberKind::String => quote!(#rt::TeraString),
@@ -315,23 +288,25 @@ impl Gen<'_> {
                     quote!(#rt::__private::Vec<#t>)
                 }
                 MemberKind::Array(level) => {
+                    let sub = sub_names.expect("an array has element names");
                     self.level(
                         level,
-                        &sub_ty,
+                        sub,
                         &sub_path,
-                        vec![format!(" An element of `{sub_path}`.")],
+                        vec![format!(" An element of {}.", doc_span(&sub_path))],
                     );
-                    let t = format_ident!("{}", sub_ty);
+                    let t = format_ident!("{}", sub.ty);
                     quote!(#rt::__private::Vec<#t>)
                 }
                 MemberKind::Object(inner) => {
+                    let sub = sub_names.expect("an object has names");
                     self.declare(
                         inner,
-                        &sub_ty,
+                        sub,
                         &sub_path,
-                        vec![format!(" The object `{sub_path}`.")],
+                        vec![format!(" The object {}.", doc_span(&sub_path))],
                     );
-                    let t = format_ident!("{}", sub_ty);
+                    let t = format_ident!("{}", sub.ty);
                     quote!(#t)
                 }
             };
@@ -358,7 +333,7 @@ impl Gen<'_> {
                 pub #id: #fty,
             });
         }
-        let name = format_ident!("{}", ty);
+        let name = format_ident!("{}", names.ty);
         let serde = self.serde_attr();
         let extra = attrs(&self.o.type_attributes, def_path);
         self.items.push(quote! {
@@ -372,12 +347,18 @@ impl Gen<'_> {
         });
     }
 
-    fn level(&mut self, level: &Level, ty: &str, def_path: &str, doc: Vec<String>) {
-        self.declare(&level.members, ty, def_path, doc);
+    fn level(
+        &mut self,
+        level: &Level,
+        struct_names: &naming::StructNames,
+        def_path: &str,
+        doc: Vec<String>,
+    ) {
+        self.declare(&level.members, struct_names, def_path, doc);
         let rt = self.rt.clone();
         let p = quote!(#rt::__private);
-        let names = level_names(level);
-        let name = format_ident!("{}", ty);
+        let names = level_names(level, struct_names);
+        let name = format_ident!("{}", struct_names.ty);
         let fixed_size = Literal::usize_unsuffixed(level.fixed_size);
 
         // decode
@@ -417,10 +398,7 @@ impl Gen<'_> {
                                     MetaKind::String => quote!(string),
                                 };
                                 dec.push(quote!(let #local = #p::Meta::#ctor(#b, #off);));
-                                let slot_local = format_ident!(
-                                    "__slot_{}",
-                                    names.local[slot].to_string().trim_start_matches("r#")
-                                );
+                                let slot_local = slot_local(slot);
                                 // No `+ 0`: clippy's identity_op would fire in users' builds.
                                 let place = if at_start {
                                     quote!(#at)
@@ -457,10 +435,7 @@ impl Gen<'_> {
                         dec.push(d);
                         len.push(l);
                         let c = format_ident!("__chain{}", k);
-                        let slot_local = format_ident!(
-                            "__slot_{}",
-                            names.local[slot].to_string().trim_start_matches("r#")
-                        );
+                        let slot_local = slot_local(slot);
                         let acc = &names.access[slot];
                         chains.push(quote!(let mut #c = #p::Chain::new(#slot_local);));
                         lens.push(quote!(self.#(#acc).*.len()));
@@ -491,7 +466,7 @@ impl Gen<'_> {
                 }
             }
         }
-        let construct = self.construct(&level.members, ty, &names);
+        let construct = Self::construct(&level.members, struct_names, &names);
         let is_fixed = level.is_fixed_size();
         let len_expr = if is_fixed {
             quote!(#fixed_size)
@@ -537,7 +512,7 @@ impl Gen<'_> {
         let local = &names.local[slot];
         let acc = &names.access[slot];
         let field = level.slot_name(slot);
-        let slot_local = format_ident!("__slot_{}", local.to_string().trim_start_matches("r#"));
+        let slot_local = slot_local(slot);
         let m = level.slot_member(slot);
         let (read, write, len) = match &m.kind {
             MemberKind::String => (
@@ -578,16 +553,18 @@ impl Gen<'_> {
     }
 
     /// `Type { field: local, obj: ObjType { ... } }`
-    fn construct(&self, members: &[Member], ty: &str, names: &Names) -> TokenStream {
-        let idents = member_idents(members);
-        let name = format_ident!("{}", ty);
+    fn construct(
+        members: &[Member],
+        struct_names: &naming::StructNames,
+        names: &Names,
+    ) -> TokenStream {
+        let name = format_ident!("{}", struct_names.ty);
         let mut fields = Vec::new();
-        for (m, id) in members.iter().zip(&idents) {
-            let id = ident(id);
-            match &m.kind {
-                MemberKind::Object(inner) => {
-                    let sub = format!("{ty}{}", naming::pascal(&m.name));
-                    let v = self.construct(inner, &sub, names);
+        for (m, f) in members.iter().zip(&struct_names.fields) {
+            let id = ident(&f.ident);
+            match (&m.kind, &f.nested) {
+                (MemberKind::Object(inner), Some(sub)) => {
+                    let v = Self::construct(inner, sub, names);
                     fields.push(quote!(#id: #v));
                 }
                 _ => {
@@ -603,7 +580,6 @@ impl Gen<'_> {
         quote!(#name { #(#fields),* })
     }
 }
-
 /// The items for one definition: its structs, their `Level` impls and the `Packet` impl.
 ///
 /// Fails only for options that [`EmitOptions::check`] refuses.
@@ -615,13 +591,17 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
         || (file_name.trim_end_matches(".def").to_string(), 0),
         |n| (n.name.clone(), n.version),
     );
-    let ty = naming::pascal(&pname);
+    let names = naming::struct_names(&layout.root.members, &naming::type_name(&pname));
     let mut g = Gen {
         o,
         rt: rt.clone(),
         items: Vec::new(),
     };
-    let mut doc = vec![format!(" `{pname}` version {version}, from `{file_name}`.")];
+    let mut doc = vec![format!(
+        " {} version {version}, from {}.",
+        doc_span(&pname),
+        doc_span(file_name)
+    )];
     if let Some(r) = &layout.patch_range {
         doc.push(String::new());
         doc.push(format!(" Patches: {}.", code_span(&r.to_string())));
@@ -635,8 +615,8 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
     } else {
         doc.push(format!(" Layout: {fixed} bytes of fixed fields after the header; strings, bytes and arrays follow inline in declaration order."));
     }
-    g.level(&layout.root, &ty, &pname, doc);
-    let name = format_ident!("{}", ty);
+    g.level(&layout.root, &names, &pname, doc);
+    let name = format_ident!("{}", names.ty);
     let version_lit = Literal::u32_unsuffixed(version);
     let items = g.items;
     Ok(quote! {
@@ -654,7 +634,9 @@ pub fn generate(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<Str
     let tokens = emit(layout, file_name, o)?;
     let file: syn::File = syn::parse2(tokens)?;
     Ok(format!(
-        "// @generated by def-codegen from {file_name}; do not edit.\n{}",
+        "// @generated by def-codegen from {}; do not edit.\n{}",
+        // The name is user text in a line comment: a line break in it would end the comment.
+        naming::doc_text(file_name),
         prettyplease::unparse(&file)
     ))
 }

@@ -4,7 +4,7 @@
 //!
 //! It reads RFC 8259 JSON and keeps what the generator's checks need: the byte offset of every
 //! value (errors say `line:column`), object members in file order, and numbers as their exact
-//! text (no float rounding: [`Value::as_u64`] is exact or `None`). It refuses what would make
+//! text (no float rounding: a number is its text, read exactly where it is used). It refuses what would make
 //! the data ambiguous: a key twice in one object (with the line of both), nesting deeper than
 //! [`MAX_DEPTH`], unpaired UTF-16 surrogates in `\u` escapes, trailing text. A leading UTF-8 byte
 //! order mark is skipped, as RFC 8259 allows. Time and memory are linear in the input.
@@ -54,6 +54,7 @@ impl Value {
         }
     }
 
+    #[cfg(test)]
     /// The member `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.as_object()?
@@ -62,6 +63,7 @@ impl Value {
             .map(|(_, v)| v)
     }
 
+    #[cfg(test)]
     /// A number written as a plain non-negative integer (no sign, fraction or exponent) that fits
     /// in a `u64`.
     pub fn as_u64(&self) -> Option<u64> {
@@ -71,6 +73,7 @@ impl Value {
         }
     }
 
+    #[cfg(test)]
     /// A boolean.
     pub fn as_bool(&self) -> Option<bool> {
         match self.kind {

@@ -99,6 +99,7 @@ pub mod naming;
 
 pub use emit::{EmitOptions, Serde, emit, generate};
 pub mod config;
+mod input;
 mod json;
 pub mod protocol;
 

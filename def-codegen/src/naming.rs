@@ -1,6 +1,43 @@
-//! Rust names for `.def` names: type names from message names and paths, field names in
-//! snake_case with keywords escaped. One place, tested exhaustively, so that no definition can
-//! produce a name that does not compile.
+//! Rust names for `.def` and map names: the one naming pass of the generator. Every identifier
+//! generated code takes from user text is made here, so that no definition, file name or map can
+//! produce a name that does not compile, collides, or draws a warning the user cannot silence.
+//!
+//! # The rule
+//!
+//! * **Words.** A name is split into words at every character that is not an ASCII letter or digit
+//!   and at case changes (`huntingZoneID` → `hunting`, `zone`, `id`). A non-ASCII letter or digit
+//!   becomes a word of its own, `u` and its code point in hex (`größe` → `gr`, `u00f6`, `u00df`,
+//!   `e`): identifiers stay ASCII (non-ASCII ones draw `uncommon_codepoints` and `confusable_idents`
+//!   warnings) and distinct names mostly stay distinct.
+//! * **Fields** are the words in lower case joined by one `_` (never two: `non_snake_case`); `_` in
+//!   front of a leading digit; `unnamed` when there is no word; `r#` before a keyword (`r#type`),
+//!   `_` after one that cannot be raw (`self_`, `crate_`, `super_`).
+//! * **Types** are the parts between non-alphanumeric characters, each with its first letter in
+//!   upper case (the rest in lower case when the part is all upper case: `S_LOGIN` → `SLogin`); `T`
+//!   in front of a leading digit; `Self` becomes `TSelf`. A nested type is its parent's name
+//!   followed by the member's (`SLogin` + `servants` → `SLoginServants`).
+//! * **Modules** (one per message) are the field form of the message name (`S_LOGIN` → `s_login`);
+//!   **variants** of the protocol's `Packet` enum are the type form.
+//! * **Uniqueness.** Names that would still be equal get a number: fields, locals and modules
+//!   `_2`, `_3`, ... (or `2`, `3` after a trailing `_`), types and variants `2`, `3`, ...; the first
+//!   in declaration order (messages: in byte order of their names) keeps the plain name. Every
+//!   type of a definition is unique within its module, every field within its struct, every module
+//!   within the include file and every variant within `Packet`. Names the generator itself emits are
+//!   reserved: the variant `Raw`; the modules [`RESERVED_MODULES`] (items of the protocol crate,
+//!   crates it names, Windows device names); every local of generated code starts with `__` or
+//!   is a field name, and field names never start with `__`.
+//! * **JSON.** With serde on, a field whose Rust name differs from its `.def` name is renamed back,
+//!   so the JSON form keeps the `.def` names. Two names that are equal on the JSON side too (the
+//!   same name twice in one level) are the resolver's business: an object declared twice is merged,
+//!   a scalar declared twice is one member with two places, anything else is refused with a
+//!   `NameClash` error at its line. So a definition that resolves always gets names.
+//!
+//! Text that goes into doc comments has control characters (CR, NUL, ...), Unicode bidirectional
+//! controls and line separators written as `\u{..}`, and is cut after 200 characters.
+
+use std::collections::{BTreeMap, HashSet};
+
+use def_parser::layout::{Level, Member, MemberKind};
 
 /// Keywords that `r#` can escape.
 const RAW_OK: &[&str] = &[
@@ -14,43 +51,96 @@ const RAW_OK: &[&str] = &[
 /// Keywords that cannot be raw identifiers; they get a trailing underscore.
 const RAW_NOT_OK: &[&str] = &["crate", "self", "Self", "super", "_"];
 
-/// `camelCase` or `PascalCase` or `SNAKE_CASE` to `snake_case` (no escaping).
-pub fn snake(name: &str) -> String {
+/// Module names kept free: the protocol crate's `json` module; crates that generated code or the
+/// code around it may name by a relative path; and the names Windows reserves for devices, since
+/// each module is also a file (`con.v1.rs` cannot be created there).
+pub const RESERVED_MODULES: &[&str] = &[
+    "json",
+    "core",
+    "std",
+    "alloc",
+    "serde",
+    "serde_json",
+    "def_runtime",
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    "com1",
+    "com2",
+    "com3",
+    "com4",
+    "com5",
+    "com6",
+    "com7",
+    "com8",
+    "com9",
+    "lpt1",
+    "lpt2",
+    "lpt3",
+    "lpt4",
+    "lpt5",
+    "lpt6",
+    "lpt7",
+    "lpt8",
+    "lpt9",
+];
+
+/// Variant names the protocol's `Packet` enum keeps for itself.
+pub const RESERVED_VARIANTS: &[&str] = &["Raw"];
+
+/// The words of a name: ASCII alphanumeric runs split at case changes, a `u{hex}` word per
+/// non-ASCII letter or digit.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
     let chars: Vec<char> = name.chars().collect();
-    let mut out = String::new();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_alphanumeric() {
-            if c.is_ascii_uppercase() {
-                let prev = i.checked_sub(1).map(|j| chars[j]);
+            if c.is_ascii_uppercase() && !cur.is_empty() {
+                let prev = chars[i - 1];
                 let next = chars.get(i + 1);
-                let boundary = match prev {
-                    Some(p) if p.is_ascii_lowercase() || p.is_ascii_digit() => true,
-                    Some(p) if p.is_ascii_uppercase() => {
-                        next.is_some_and(|n| n.is_ascii_lowercase())
-                    }
-                    _ => false,
-                };
-                if boundary && !out.ends_with('_') && !out.is_empty() {
-                    out.push('_');
+                let boundary = prev.is_ascii_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()));
+                if boundary {
+                    out.push(std::mem::take(&mut cur));
                 }
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.push(c);
             }
-        } else if !out.ends_with('_') {
-            out.push('_');
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            if c.is_alphanumeric() {
+                out.push(format!("u{:04x}", c as u32));
+            }
         }
     }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert(0, '_');
+    if !cur.is_empty() {
+        out.push(cur);
     }
     out
+}
+
+/// `camelCase`, `PascalCase` or `SNAKE_CASE` to `snake_case` (no escaping, no uniqueness).
+pub fn snake(name: &str) -> String {
+    let mut s = words(name).join("_");
+    if s.is_empty() {
+        s.push_str("unnamed");
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
 }
 
 /// A field name as a Rust identifier's text: snake_case, `r#` for keywords, `_` suffix where
 /// `r#` is not allowed.
 pub fn field_ident(name: &str) -> String {
-    let s = snake(name);
+    escape_keyword(snake(name))
+}
+
+fn escape_keyword(s: String) -> String {
     if RAW_NOT_OK.contains(&s.as_str()) {
         format!("{s}_")
     } else if RAW_OK.contains(&s.as_str()) {
@@ -60,13 +150,12 @@ pub fn field_ident(name: &str) -> String {
     }
 }
 
-/// `S_LOGIN` to `SLogin`; `animSeq` to `AnimSeq`.
-pub fn pascal(name: &str) -> String {
+/// The parts of a type name: `S_LOGIN` to `SLogin`, `animSeq` to `AnimSeq` (no prefix, no
+/// uniqueness; empty when the name has no letter or digit).
+fn pascal_parts(name: &str) -> String {
     let mut out = String::new();
-    for part in name
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|p| !p.is_empty())
-    {
+    let mut part = String::new();
+    let flush = |part: &mut String, out: &mut String| {
         let all_upper = part.chars().all(|c| !c.is_ascii_lowercase());
         let mut cs = part.chars();
         if let Some(f) = cs.next() {
@@ -77,44 +166,208 @@ pub fn pascal(name: &str) -> String {
                 out.extend(cs);
             }
         }
+        part.clear();
+    };
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            part.push(c);
+        } else {
+            flush(&mut part, &mut out);
+            if c.is_alphanumeric() {
+                out.push_str(&format!("U{:04x}", c as u32));
+            }
+        }
     }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+    flush(&mut part, &mut out);
+    out
+}
+
+/// A type name: `S_LOGIN` to `SLogin`; `animSeq` to `AnimSeq`; `T` before a leading digit or
+/// when nothing is left; `Self` to `TSelf`.
+pub fn pascal(name: &str) -> String {
+    let mut out = pascal_parts(name);
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) || out == "Self" {
         out.insert(0, 'T');
-    }
-    if RAW_NOT_OK.contains(&out.as_str()) {
-        out.push('_');
     }
     out
 }
 
-/// `S_LOGIN` to `s_login` (module names).
-pub fn module(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    field_ident(&s)
+/// The root type of a message's definition (`S_LOGIN` → `SLogin`).
+pub(crate) fn type_name(message: &str) -> String {
+    pascal(message)
 }
 
-/// Gives each name of a list a unique form by appending `_2`, `_3`, ...
-pub fn dedupe(names: &mut [String]) {
-    let mut seen = std::collections::HashSet::new();
-    for n in names.iter_mut() {
-        if !seen.insert(n.clone()) {
-            let base = n.clone();
-            let mut k = 2;
-            while !seen.insert(format!("{base}_{k}")) {
-                k += 1;
+/// `S_LOGIN` to `s_login` (module names; no uniqueness).
+pub fn module(name: &str) -> String {
+    field_ident(name)
+}
+
+/// `base` with the number `k`: `base_k` for snake-case names (`basek` after a trailing `_`, so
+/// that no `__` appears), `basek` for type names.
+fn numbered(base: &str, k: usize, snake_case: bool) -> String {
+    let raw = base.strip_prefix("r#").unwrap_or(base);
+    if !snake_case || raw.ends_with('_') {
+        format!("{raw}{k}")
+    } else {
+        format!("{raw}_{k}")
+    }
+}
+
+/// Inserts `name` into `taken`, numbered (`_2`, `_3`, ...) until it is new; returns what was
+/// inserted.
+fn claim(taken: &mut HashSet<String>, name: String, snake_case: bool) -> String {
+    if taken.insert(name.clone()) {
+        return name;
+    }
+    // A name ending in a number would look like a numbered form of its base; numbering goes on
+    // from 2 until a free name is found. Each claim tries at most `taken.len() + 1` numbers.
+    let mut k = 2;
+    loop {
+        let n = numbered(&name, k, snake_case);
+        let n = if snake_case { escape_keyword(n) } else { n };
+        if taken.insert(n.clone()) {
+            return n;
+        }
+        k += 1;
+    }
+}
+
+/// The names of one struct of a definition: its type and, for each member, the field and the
+/// names of the member's own struct (arrays of elements and objects).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StructNames {
+    /// The type's identifier.
+    pub(crate) ty: String,
+    /// One per member, in member order.
+    pub(crate) fields: Vec<FieldNames>,
+}
+
+/// The names of one member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FieldNames {
+    /// The field's identifier text (may start with `r#`).
+    pub(crate) ident: String,
+    /// For `array` (its element) and `object`: the struct's names.
+    pub(crate) nested: Option<StructNames>,
+}
+
+/// The names of every struct and field of a definition whose root type is `root` (from
+/// [`type_name`]); types are unique across the definition.
+pub(crate) fn struct_names(members: &[Member], root: &str) -> StructNames {
+    let mut types = HashSet::new();
+    types.insert(root.to_string());
+    names_of(members, root, &mut types)
+}
+
+fn names_of(members: &[Member], ty: &str, types: &mut HashSet<String>) -> StructNames {
+    let mut taken = HashSet::new();
+    let mut fields = Vec::with_capacity(members.len());
+    for m in members {
+        let ident = claim(&mut taken, field_ident(&m.name), true);
+        let inner = match &m.kind {
+            MemberKind::Array(level) => Some(&level.members[..]),
+            MemberKind::Object(inner) => Some(&inner[..]),
+            _ => None,
+        };
+        let nested = inner.map(|inner| {
+            let sub = claim(types, format!("{ty}{}", pascal(&m.name)), false);
+            names_of(inner, &sub, types)
+        });
+        fields.push(FieldNames { ident, nested });
+    }
+    StructNames {
+        ty: ty.to_string(),
+        fields,
+    }
+}
+
+/// The decode locals of a level, one per slot: a field's identifier, or the identifiers of the
+/// path through its objects joined by `_`; unique within the level and never starting with `__`
+/// (the generator's own locals do). Slots of one member share one local.
+pub(crate) fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
+    let mut taken = HashSet::new();
+    let mut by_path: BTreeMap<&[usize], String> = BTreeMap::new();
+    let mut out = Vec::with_capacity(level.slots.len());
+    for info in &level.slots {
+        if let Some(l) = by_path.get(&info.path[..]) {
+            out.push(l.clone());
+            continue;
+        }
+        let mut n = names;
+        let mut parts = Vec::new();
+        for &i in &info.path {
+            let f = &n.fields[i];
+            let raw = f.ident.strip_prefix("r#").unwrap_or(&f.ident);
+            parts.push(raw.trim_matches('_').to_string());
+            if let Some(inner) = &f.nested {
+                n = inner;
             }
-            *n = format!("{base}_{k}");
+        }
+        let local = if info.path.len() == 1 {
+            names.fields[info.path[0]].ident.clone()
+        } else {
+            field_ident(&parts.join("_"))
+        };
+        let l = claim(&mut taken, local, true);
+        by_path.insert(&info.path[..], l.clone());
+        out.push(l);
+    }
+    out
+}
+
+/// Unique module names for messages (`S_LOGIN` → `s_login`), none of them in
+/// [`RESERVED_MODULES`]; the names are taken in byte order.
+pub(crate) fn module_names<'a>(
+    messages: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
+    let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
+    let mut taken: HashSet<String> = RESERVED_MODULES.iter().map(|s| s.to_string()).collect();
+    sorted
+        .into_iter()
+        .map(|m| (m.to_string(), claim(&mut taken, module(m), true)))
+        .collect()
+}
+
+/// Unique `Packet` variant names for messages (`S_LOGIN` → `SLogin`), none of them in
+/// [`RESERVED_VARIANTS`]; the names are taken in byte order.
+pub(crate) fn variant_names<'a>(
+    messages: impl IntoIterator<Item = &'a str>,
+) -> BTreeMap<String, String> {
+    let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
+    let mut taken: HashSet<String> = RESERVED_VARIANTS.iter().map(|s| s.to_string()).collect();
+    sorted
+        .into_iter()
+        .map(|m| (m.to_string(), claim(&mut taken, pascal(m), false)))
+        .collect()
+}
+
+/// Longest text (in characters) of one piece of user text in a doc comment.
+pub(crate) const DOC_TEXT_MAX: usize = 200;
+
+/// Whether rustc refuses `c` in a comment (a bidirectional control: the `text_direction_codepoint`
+/// lints) or it would end or break the line (control characters, CR above all).
+fn unsafe_in_comment(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
+/// User text made safe for a doc comment: control characters (CR, LF, NUL, ...), Unicode
+/// bidirectional controls and line separators are written as `\u{..}` escapes, and text longer
+/// than [`DOC_TEXT_MAX`] characters is cut with an ellipsis.
+pub(crate) fn doc_text(text: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in text.chars().enumerate() {
+        if n == DOC_TEXT_MAX {
+            out.push('…');
+            break;
+        }
+        if unsafe_in_comment(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
         }
     }
+    out
 }
 
 #[cfg(test)]
@@ -131,6 +384,9 @@ mod tests {
         assert_eq!(snake("1st"), "_1st");
         assert_eq!(snake("a-b"), "a_b");
         assert_eq!(snake("S_LOGIN"), "s_login");
+        assert_eq!(snake("__slot__r"), "slot_r");
+        assert_eq!(snake("_"), "unnamed");
+        assert_eq!(snake("größe"), "gr_u00f6_u00df_e");
     }
 
     #[test]
@@ -150,13 +406,53 @@ mod tests {
         assert_eq!(pascal("S_LOGIN"), "SLogin");
         assert_eq!(pascal("animSeq"), "AnimSeq");
         assert_eq!(pascal("C_START_INSTANCE_SKILL"), "CStartInstanceSkill");
-        assert_eq!(pascal("Self"), "Self_");
+        assert_eq!(pascal("Self"), "TSelf");
+        assert_eq!(pascal("SELF"), "TSelf");
+        assert_eq!(pascal("1a"), "T1a");
+        assert_eq!(pascal("ä"), "U00e4");
+    }
+
+    fn dedupe(names: &[&str]) -> Vec<String> {
+        let mut taken = HashSet::new();
+        names
+            .iter()
+            .map(|n| claim(&mut taken, n.to_string(), true))
+            .collect()
     }
 
     #[test]
-    fn dedupes() {
-        let mut v = vec!["a".to_string(), "a".into(), "a_2".into(), "a".into()];
-        dedupe(&mut v);
-        assert_eq!(v, ["a", "a_2", "a_2_2", "a_3"]);
+    fn numbers_without_double_underscores() {
+        assert_eq!(
+            dedupe(&["a", "a", "a_2", "a"]),
+            ["a", "a_2", "a_2_2", "a_3"]
+        );
+        assert_eq!(dedupe(&["self_", "self_"]), ["self_", "self_2"]);
+        assert_eq!(dedupe(&["r#type", "r#type"]), ["r#type", "type_2"]);
+    }
+
+    #[test]
+    fn modules_and_variants_avoid_each_other_and_the_reserved_names() {
+        let m = module_names(["S_FOO", "s_foo", "json", "JSON", "S_FOO_2"]);
+        assert_eq!(m["S_FOO"], "s_foo");
+        assert_eq!(m["s_foo"], "s_foo_3");
+        assert_eq!(m["S_FOO_2"], "s_foo_2");
+        assert_eq!(m["JSON"], "json_2");
+        assert_eq!(m["json"], "json_3");
+        assert_eq!(module_names(["CON"])["CON"], "con_2");
+        let v = variant_names(["S_FOO_BAR", "S_FOOBAR", "RAW", "S_A1", "S_A_1"]);
+        assert_eq!(v["RAW"], "Raw2");
+        assert_eq!(v["S_FOOBAR"], "SFoobar");
+        assert_eq!(v["S_FOO_BAR"], "SFooBar");
+        assert_eq!(v["S_A1"], "SA1");
+        assert_eq!(v["S_A_1"], "SA12");
+    }
+
+    #[test]
+    fn doc_text_escapes_what_rustc_refuses_in_comments() {
+        assert_eq!(doc_text("a\rb"), "a\\u{d}b");
+        assert_eq!(doc_text("x\u{202e}y\u{2066}"), "x\\u{202e}y\\u{2066}");
+        assert_eq!(doc_text("ok é"), "ok é");
+        let long = "x".repeat(10_000);
+        assert_eq!(doc_text(&long).chars().count(), DOC_TEXT_MAX + 1);
     }
 }

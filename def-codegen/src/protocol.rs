@@ -19,7 +19,7 @@ use crate::naming;
 pub struct ProtocolOptions {
     /// The definitions folder.
     pub defs: PathBuf,
-    /// The opcode map (`protocol.N.map`: `NAME = OPCODE` lines).
+    /// The opcode map (`protocol.N.map`: `NAME = OPCODE` lines; see [`read_map`]).
     pub map: PathBuf,
     /// `deprecated.json`, if any.
     pub deprecated: Option<PathBuf>,
@@ -71,54 +71,240 @@ struct Deprecation {
     readable: bool,
 }
 
-/// Reads `NAME = OPCODE` lines.
+/// A message name as maps and file names have it: ASCII letters, digits and `_`.
+fn is_message_name(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A `u32` written as decimal digits without a sign, a leading zero or a fraction.
+fn strict_u32(s: &str) -> Option<u32> {
+    let ok = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_digit())
+        && (s.len() == 1 || !s.starts_with('0'));
+    ok.then(|| s.parse().ok()).flatten()
+}
+
+/// Reads `NAME = OPCODE` lines, strictly: every error says `FILE:LINE`. A UTF-8 byte-order mark
+/// at the start is skipped (editors add it; it is never part of a name); `#` starts a comment;
+/// names are ASCII letters, digits and `_`; opcodes are decimal numbers up to 65535; a name or
+/// an opcode given twice is an error naming both lines. Only a regular file is read.
 pub fn read_map(path: &Path) -> Result<BTreeMap<String, u16>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
+    let text = crate::input::read_text(path)?;
+    parse_map(&text).map_err(|m| Error::Map(format!("{}:{m}", path.display())))
+}
+
+/// [`read_map`] on text; errors are `LINE: MESSAGE`.
+fn parse_map(text: &str) -> Result<BTreeMap<String, u16>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut map = BTreeMap::new();
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut codes: BTreeMap<u16, (usize, String)> = BTreeMap::new();
     for (n, line) in text.lines().enumerate() {
+        let n = n + 1;
         let line = line.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
             continue;
         }
-        let bad = || {
-            Error::Map(format!(
-                "{}:{}: expected `NAME = OPCODE`, got `{line}`",
-                path.display(),
-                n + 1
-            ))
+        let shown = def_parser::diag::shorten(line);
+        let (name, code) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{n}: expected `NAME = OPCODE`, got `{shown}`"))?;
+        let (name, code) = (name.trim(), code.trim());
+        if !is_message_name(name) {
+            return Err(format!(
+                "{n}: `{}` is not a message name (ASCII letters, digits and `_`)",
+                def_parser::diag::shorten(name)
+            ));
+        }
+        let code = match strict_u32(code) {
+            Some(c) => u16::try_from(c).map_err(|_| {
+                format!("{n}: opcode {c} of `{name}` is out of range (at most 65535)")
+            })?,
+            None => {
+                return Err(format!(
+                    "{n}: opcode `{}` of `{name}` is not a decimal number up to 65535",
+                    def_parser::diag::shorten(code)
+                ));
+            }
         };
-        let (name, code) = line.split_once('=').ok_or_else(bad)?;
-        let code: u16 = code.trim().parse().map_err(|_| bad())?;
-        map.insert(name.trim().to_string(), code);
+        if let Some(first) = names.insert(name.to_string(), n) {
+            return Err(format!("{n}: `{name}` is already given on line {first}"));
+        }
+        if let Some((first, other)) = codes.insert(code, (n, name.to_string())) {
+            return Err(format!(
+                "{n}: opcode {code} of `{name}` is already `{other}`'s, on line {first}"
+            ));
+        }
+        map.insert(name.to_string(), code);
     }
     Ok(map)
 }
 
-fn read_deprecated(path: &Path) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(path.to_path_buf(), e))?;
-    let v = crate::json::parse(&text).map_err(|e| Error::Map(format!("{}:{e}", path.display())))?;
-    let mut out = BTreeMap::new();
-    for (name, versions) in v.as_object().into_iter().flatten() {
-        for (ver, d) in versions.as_object().into_iter().flatten() {
-            let (Ok(ver), Some(max)) = (ver.parse::<u32>(), d.get("max").and_then(|m| m.as_u64()))
-            else {
-                let (line, column) = crate::json::line_column(&text, d.offset);
-                return Err(Error::Map(format!(
-                    "{}:{line}:{column}: {name}.{ver}: expected {{\"max\": N, \"readable\": bool}}",
-                    path.display()
-                )));
-            };
-            let readable = d.get("readable").and_then(|r| r.as_bool()).unwrap_or(false);
-            out.insert(
-                (name.clone(), ver),
-                Deprecation {
-                    max: max as u32,
-                    readable,
-                },
-            );
+/// A value of `deprecated.json` as the JSON reader read it, before checking: numbers keep their
+/// text, so that no bound is rounded or truncated on the way.
+#[derive(Debug, Clone, PartialEq)]
+enum RawValue {
+    /// A number, as written (`113`, `4294967296`, `1e3`).
+    Number(String),
+    /// `true` or `false`.
+    Bool(bool),
+    /// Anything else: what it is.
+    Other(&'static str),
+}
+
+/// One `"NAME": {"VERSION": {...}}` entry of `deprecated.json`, before checking.
+#[derive(Debug, Clone, PartialEq)]
+struct RawDeprecation {
+    name: String,
+    version: String,
+    /// Byte offset of the entry's value in the text, for the line of an error.
+    offset: usize,
+    fields: Vec<(String, RawValue)>,
+}
+
+/// What a JSON value is, for messages.
+fn kind(v: &crate::json::Value) -> &'static str {
+    use crate::json::Kind;
+    match v.kind {
+        Kind::Null => "null",
+        Kind::Bool(_) => "a boolean",
+        Kind::Number(_) => "a number",
+        Kind::String(_) => "a string",
+        Kind::Array(_) => "an array",
+        Kind::Object(_) => "an object",
+    }
+}
+
+/// The JSON reading of `deprecated.json` (the only part that knows the JSON reader): the
+/// two-level object into entries, without checking them. Errors carry the byte offset.
+fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, (usize, String)> {
+    use crate::json::Kind;
+    let v = crate::json::parse(text).map_err(|e| (usize::MAX, e.to_string()))?;
+    let top = v.as_object().ok_or_else(|| {
+        (
+            v.offset,
+            format!("expected an object of messages, got {}", kind(&v)),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (name, versions) in top {
+        let versions = versions.as_object().ok_or_else(|| {
+            (
+                versions.offset,
+                format!(
+                    "`{}`: expected an object of versions, got {}",
+                    def_parser::diag::shorten(name),
+                    kind(versions)
+                ),
+            )
+        })?;
+        for (version, entry) in versions {
+            let fields = entry
+                .as_object()
+                .ok_or_else(|| {
+                    (
+                        entry.offset,
+                        format!(
+                            "`{}.{}`: expected {{\"max\": N, \"readable\": bool}}, got {}",
+                            def_parser::diag::shorten(name),
+                            def_parser::diag::shorten(version),
+                            kind(entry)
+                        ),
+                    )
+                })?
+                .iter()
+                .map(|(k, v)| {
+                    let raw = match &v.kind {
+                        Kind::Number(n) => RawValue::Number(n.clone()),
+                        Kind::Bool(b) => RawValue::Bool(*b),
+                        _ => RawValue::Other(kind(v)),
+                    };
+                    (k.clone(), raw)
+                })
+                .collect();
+            out.push(RawDeprecation {
+                name: name.clone(),
+                version: version.clone(),
+                offset: entry.offset,
+                fields,
+            });
         }
     }
     Ok(out)
+}
+
+/// Checks the entries of `deprecated.json`: each names a definition the folder has (`known`:
+/// name and version), with `max` a patch number (a `u32`, never truncated) and `readable` a
+/// boolean (default `false`), and nothing else. Errors name the entry (`S_LOGIN.14.max`).
+fn check_deprecations(
+    raw: Vec<RawDeprecation>,
+    known: &std::collections::BTreeSet<(String, u32)>,
+) -> Result<BTreeMap<(String, u32), Deprecation>, (usize, String)> {
+    let mut out = BTreeMap::new();
+    for e in raw {
+        let at_entry = e.offset;
+        let fail = |m: String| (at_entry, m);
+        let at = format!(
+            "{}.{}",
+            def_parser::diag::shorten(&e.name),
+            def_parser::diag::shorten(&e.version)
+        );
+        let version = strict_u32(&e.version).ok_or_else(|| {
+            fail(format!(
+                "`{at}`: the version is not a decimal number up to 4294967295"
+            ))
+        })?;
+        if !is_message_name(&e.name) || !known.contains(&(e.name.clone(), version)) {
+            return Err(fail(format!(
+                "`{at}`: no such definition in the definitions folder"
+            )));
+        }
+        let (mut max, mut readable) = (None, false);
+        for (k, v) in &e.fields {
+            match (k.as_str(), v) {
+                ("max", RawValue::Number(n)) => {
+                    max = Some(strict_u32(n).ok_or_else(|| {
+                        fail(format!(
+                            "`{at}.max`: {n} is not a patch number (0 to 4294967295)"
+                        ))
+                    })?)
+                }
+                ("readable", RawValue::Bool(b)) => readable = *b,
+                ("max", _) => return Err(fail(format!("`{at}.max`: expected a number"))),
+                ("readable", _) => {
+                    return Err(fail(format!("`{at}.readable`: expected true or false")));
+                }
+                (other, _) => {
+                    return Err(fail(format!(
+                        "`{at}`: unknown key `{}` (expected max and readable)",
+                        def_parser::diag::shorten(other)
+                    )));
+                }
+            }
+        }
+        let max = max.ok_or_else(|| fail(format!("`{at}`: no `max`")))?;
+        out.insert((e.name, version), Deprecation { max, readable });
+    }
+    Ok(out)
+}
+
+fn read_deprecated(
+    path: &Path,
+    known: &std::collections::BTreeSet<(String, u32)>,
+) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
+    let text = crate::input::read_text(path)?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    raw_deprecations(text)
+        .and_then(|raw| check_deprecations(raw, known))
+        .map_err(|(offset, m)| {
+            // The JSON reader's own errors already start with LINE:COLUMN.
+            if offset == usize::MAX {
+                Error::Map(format!("{}:{m}", path.display()))
+            } else {
+                let (line, column) = crate::json::line_column(text, offset);
+                Error::Map(format!("{}:{line}:{column}: {m}", path.display()))
+            }
+        })
 }
 
 /// The status of one definition version for the chosen patch.
@@ -205,36 +391,40 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .map
         .file_name()
         .and_then(|f| f.to_str())
-        .and_then(|f| {
-            f.strip_prefix("protocol.")?
-                .strip_suffix(".map")?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0u32);
+        .and_then(|f| strict_u32(f.strip_prefix("protocol.")?.strip_suffix(".map")?))
+        .ok_or_else(|| {
+            Error::Map(format!(
+                "{}: the map's file name is not protocol.VERSION.map (VERSION: the protocol \
+                 version, a decimal number without leading zeros)",
+                o.map.display()
+            ))
+        })?;
     let map = read_map(&o.map)?;
-    let dep = match &o.deprecated {
-        Some(p) => read_deprecated(p)?,
-        None => BTreeMap::new(),
-    };
     if o.cargo_output {
-        println!("cargo:rerun-if-changed={}", o.map.display());
+        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.map.display()));
         if let Some(d) = &o.deprecated {
-            println!("cargo:rerun-if-changed={}", d.display());
+            crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", d.display()));
         }
     }
     // Platform files override plain ones: compile only the files that apply.
     let mut files: BTreeMap<(String, u32), (PathBuf, Option<Platform>)> = BTreeMap::new();
+    // Every name and version of the folder, whatever the platform (for deprecated.json).
+    let mut known = std::collections::BTreeSet::new();
     let rd = std::fs::read_dir(&o.defs).map_err(|e| Error::Io(o.defs.clone(), e))?;
     for entry in rd {
         let path = entry.map_err(|e| Error::Io(o.defs.clone(), e))?.path();
-        let Some(name) = path
+        // Only `.def` files are definitions (`.js` files beside them are the reference's
+        // hand-written ones); a `.def` whose name does not follow the grammar is an error.
+        if path.extension().is_none_or(|e| e != "def") {
+            continue;
+        }
+        let name = path
             .file_name()
             .and_then(|f| f.to_str())
             .and_then(DefName::parse)
-        else {
-            continue;
-        };
+            .ok_or_else(|| Error::FileName(path.clone()))?;
+        crate::input::check_regular(&path)?;
+        known.insert((name.name.clone(), name.version));
         match name.platform {
             Some(p) if p != o.platform => continue,
             _ => {}
@@ -248,6 +438,10 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
             files.insert(key, (path, name.platform));
         }
     }
+    let dep = match &o.deprecated {
+        Some(p) => read_deprecated(p, &known)?,
+        None => BTreeMap::new(),
+    };
     let defs_out = out.join("defs");
     let mut config = Config::new();
     config
@@ -257,7 +451,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .runtime_path(&o.runtime)
         .cargo_output(o.cargo_output);
     if o.cargo_output {
-        println!("cargo:rerun-if-changed={}", o.defs.display());
+        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.defs.display()));
     }
     // Padding is per opcode; give each padded message's types PADDING = true.
     let padded: Vec<String> = map
@@ -271,8 +465,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     // Patch ranges of each version, for the status table.
     let mut ranges = BTreeMap::new();
     for g in &generated {
-        let text =
-            std::fs::read_to_string(&g.source).map_err(|e| Error::Io(g.source.clone(), e))?;
+        let text = crate::input::read_text(&g.source)?;
         let parsed = def_parser::parse("x.1.def", &text, def_parser::Mode::Compatible);
         ranges.insert(
             (g.name.name.clone(), g.name.version),
@@ -367,6 +560,8 @@ pub static VERSIONS: &[VersionStatus] = &[
 "#,
     );
     let mut variants = Vec::new();
+    // Variant names for every message with a definition (naming::variant_names).
+    let variant_names = naming::variant_names(by_name.keys().copied());
     for (name, gens) in &by_name {
         let (current, st) = statuses(gens, &ranges, &dep, o.patch);
         for (g, st) in gens.iter().zip(&st) {
@@ -404,7 +599,7 @@ pub static VERSIONS: &[VersionStatus] = &[
                 .find(|g| g.name.version == cur)
                 .expect("current is one of them");
             variants.push((
-                naming::pascal(name),
+                variant_names[*name].clone(),
                 format!("{}::{}", g.module, g.type_name),
                 name.to_string(),
                 code,
@@ -440,7 +635,18 @@ pub enum Packet {{
         .ok();
     }
     s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
-    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        ::core::result::Result::Ok(match opcode {{\n"));
+    // Without variants the options would be unused locals (a warning in the user's build).
+    let (decode_opts, encode_opts) = if variants.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let opts =
+            format!("        let opts = {rt}::Options::new().padding(has_padding(opcode));\n");
+        (
+            opts.clone(),
+            format!("        let opcode = self.opcode();\n{opts}"),
+        )
+    };
+    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n{decode_opts}        ::core::result::Result::Ok(match opcode {{\n"));
     for (v, ty, _, code, _) in &variants {
         writeln!(
             s,
@@ -449,7 +655,7 @@ pub enum Packet {{
         .ok();
     }
     s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
-    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n        match self {{\n"));
+    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
     for (v, ty, _, _, _) in &variants {
         writeln!(
             s,
@@ -500,21 +706,6 @@ pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
     DEFINITIONS.binary_search_by(|d| d.file.cmp(file)).ok().map(|i| &DEFINITIONS[i])
 }}
 
-#[cfg(feature = "serde")]
-mod json {{
-    use {rt}::Packet;
-
-    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
-        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
-        ::serde_json::to_value(&p).map_err(|e| e.to_string())
-    }}
-
-    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
-        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
-        p.encode(opcode, opts).map_err(|e| e.to_string())
-    }}
-}}
-
 /// Every definition compiled into this crate, sorted by file name.
 pub static DEFINITIONS: &[Definition] = &[
 "#
@@ -536,6 +727,27 @@ pub static DEFINITIONS: &[Definition] = &[
         .ok();
     }
     s.push_str("];\n");
+    // The JSON helpers only when some definition uses them (unused functions warn).
+    if !generated.is_empty() {
+        s.push_str(&format!(
+            r#"
+#[cfg(feature = "serde")]
+mod json {{
+    use {rt}::Packet;
+
+    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
+        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
+        ::serde_json::to_value(&p).map_err(|e| e.to_string())
+    }}
+
+    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
+        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
+        p.encode(opcode, opts).map_err(|e| e.to_string())
+    }}
+}}
+"#
+        ));
+    }
     // Written already formatted: this file is mostly tables, and parsing it back only to print it
     // again took a fifth of the generation time.
     let code = s;

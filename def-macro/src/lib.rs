@@ -232,10 +232,9 @@ fn expand(args: Args) -> syn::Result<TokenStream> {
         }
         path
     };
-    let bytes = std::fs::read(&path)
+    // Regular UTF-8 files only; the error gives the byte offset and a guess at the encoding.
+    let text = def_parser::text::read_file(&path)
         .map_err(|e| err(format!("def!: cannot read {}: {e}", path.display())))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| err(format!("def!: {} is not UTF-8 text", path.display())))?;
     let abs = path.to_str().ok_or_else(|| {
         err(format!(
             "def!: the path {} is not UTF-8, which include_bytes! needs",

@@ -236,31 +236,79 @@ pub struct DefName {
 }
 
 impl DefName {
-    /// Parses a file name (without folders). `None` when it does not follow the grammar.
+    /// Parses a file name (without folders). `None` when it does not follow the grammar; see
+    /// [`DefName::parse_checked`] for why.
     pub fn parse(file_name: &str) -> Option<DefName> {
-        let stem = file_name.strip_suffix(".def")?;
+        DefName::parse_checked(file_name).ok()
+    }
+
+    /// Parses a file name (without folders), saying what is wrong when it does not follow the
+    /// grammar. The name is ASCII letters, digits and `_`; the version a decimal `u32` without
+    /// leading zeros (`S_X.007.def` is refused: `7` and `007` would be one version); the platform
+    /// one of `pc`, `ps4`, `xb1`, in lower case.
+    pub fn parse_checked(file_name: &str) -> Result<DefName, FileNameError> {
+        let stem = file_name
+            .strip_suffix(".def")
+            .ok_or(FileNameError::NotDef)?;
         let mut parts = stem.split('.');
-        let name = parts.next()?;
-        let version = parts.next()?;
+        let name = parts.next().unwrap_or_default();
+        let version = parts.next().ok_or(FileNameError::NoVersion)?;
         let platform = parts.next();
-        if parts.next().is_some()
-            || name.is_empty()
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            || version.is_empty()
-            || !version.chars().all(|c| c.is_ascii_digit())
-        {
-            return None;
+        if parts.next().is_some() {
+            return Err(FileNameError::TooManyParts);
         }
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(FileNameError::BadName);
+        }
+        if version.is_empty() || !version.chars().all(|c| c.is_ascii_digit()) {
+            return Err(FileNameError::BadVersion);
+        }
+        if version.len() > 1 && version.starts_with('0') {
+            return Err(FileNameError::LeadingZero);
+        }
+        let version = version
+            .parse()
+            .map_err(|_| FileNameError::VersionTooLarge)?;
         let platform = match platform {
-            Some(p) => Some(Platform::parse(p)?),
+            Some(p) => Some(Platform::parse(p).ok_or(FileNameError::BadPlatform)?),
             None => None,
         };
-        Some(DefName {
+        Ok(DefName {
             name: name.to_string(),
-            version: version.parse().ok()?,
+            version,
             platform,
         })
     }
+}
+
+/// Why a file name is not `NAME.VERSION[.PLATFORM].def`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileNameError {
+    /// It does not end in `.def`.
+    #[error("it does not end in `.def`")]
+    NotDef,
+    /// No `.VERSION` after the name.
+    #[error("it has no `.VERSION` after the name")]
+    NoVersion,
+    /// More than `NAME.VERSION.PLATFORM`.
+    #[error("it has more parts than NAME.VERSION.PLATFORM")]
+    TooManyParts,
+    /// The name is empty or holds something other than ASCII letters, digits and `_`.
+    #[error("the name is not ASCII letters, digits and `_`")]
+    BadName,
+    /// The version is not a decimal number.
+    #[error("the version is not a decimal number")]
+    BadVersion,
+    /// The version has a leading zero.
+    #[error("the version has a leading zero")]
+    LeadingZero,
+    /// The version does not fit in 32 bits.
+    #[error("the version is larger than 4294967295")]
+    VersionTooLarge,
+    /// The platform is not `pc`, `ps4` or `xb1`.
+    #[error("the platform is not `pc`, `ps4` or `xb1` (lower case)")]
+    BadPlatform,
 }
 
 impl std::fmt::Display for DefName {

@@ -4,7 +4,36 @@
 //! "expected" note). [`Report`] renders a list of them against the source text, each with the line
 //! it points into and a caret under the fault, the way rustc shows its own errors.
 
+use std::borrow::Cow;
 use std::fmt;
+
+/// Longest piece of input (in characters) a diagnostic repeats: longer names in messages and
+/// longer lines in snippets are cut with an ellipsis, so that a 10 MB name gives a short message.
+pub const SHOWN_MAX: usize = 80;
+
+/// `text` cut to [`SHOWN_MAX`] characters with an ellipsis.
+pub fn shorten(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_MAX) {
+        Some((i, _)) => Cow::Owned(format!("{}…", &text[..i])),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// A message with every code span (text between backticks) cut to [`SHOWN_MAX`] characters.
+/// Messages quote input in code spans only, so this bounds what they repeat of it.
+pub(crate) fn shorten_spans(message: String) -> String {
+    if message.len() <= 2 * SHOWN_MAX {
+        return message;
+    }
+    let mut out = String::with_capacity(4 * SHOWN_MAX);
+    for (k, piece) in message.split('`').enumerate() {
+        if k > 0 {
+            out.push('`');
+        }
+        out.push_str(&shorten(piece));
+    }
+    out
+}
 
 /// A byte range in a `.def` file's text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -69,6 +98,8 @@ pub enum Code {
     LegacyLine,
     /// Nesting deeper than [`MAX_NESTING`](crate::parse::MAX_NESTING) levels.
     TooDeep,
+    /// A carriage return not followed by a line feed (an error in every mode).
+    BareCr,
 }
 
 /// One fault in a `.def` file.
@@ -132,10 +163,24 @@ impl Diagnostic {
             .unwrap_or(1)
             .max(1)
             .min(line_chars.len().saturating_sub(caret_start).max(1));
-        let shown: String = line_chars
-            .iter()
-            .map(|c| if *c == '\t' { ' ' } else { *c })
-            .collect();
+        // A long line is shown as a window of 2 * SHOWN_MAX characters around the caret.
+        let from = caret_start.saturating_sub(SHOWN_MAX / 2);
+        let to = line_chars.len().min(from + 2 * SHOWN_MAX);
+        let mut shown: String = if from > 0 {
+            "…".into()
+        } else {
+            String::new()
+        };
+        let caret_start = caret_start - from + usize::from(from > 0);
+        let width = width.min((to + 1).saturating_sub(caret_start).max(1));
+        shown.extend(
+            line_chars[from.min(to)..to]
+                .iter()
+                .map(|c| if *c == '\t' { ' ' } else { *c }),
+        );
+        if to < line_chars.len() {
+            shown.push('…');
+        }
         out.push_str(&format!(
             "{pad} |\n{num} | {shown}\n{pad} | {}{}\n",
             " ".repeat(caret_start),

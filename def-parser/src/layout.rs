@@ -238,7 +238,7 @@ impl Resolver<'_> {
         self.diagnostics.push(Diagnostic {
             severity,
             code,
-            message,
+            message: crate::diag::shorten_spans(message),
             expected,
             span,
             line,

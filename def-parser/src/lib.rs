@@ -4,12 +4,15 @@
 //! * [`layout::resolve`] turns the tree into the wire [`layout::Layout`]: where each field's metadata
 //!   goes, which offsets are static, which arrays interleave. Generated code and the dynamic codec
 //!   both work from that one form.
+//! * [`text::decode`] reads bytes as UTF-8, with the offset and a guess at the encoding when
+//!   they are not.
 //! * [`load`] does both for a file on disk and returns a [`diag::Report`] on failure.
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod diag;
 pub mod parse;
+pub mod text;
 
 pub use parse::{Mode, Parsed, parse};
 pub mod layout;
@@ -57,11 +60,13 @@ pub fn compile_str(file: &str, text: &str, mode: Mode) -> Result<Compiled, Repor
     }
 }
 
-/// Reads, parses and resolves a `.def` file.
+/// Reads (a regular UTF-8 file only, see [`text::read_file`]), parses and resolves a `.def` file.
 pub fn load(path: &Path, mode: Mode) -> Result<Compiled, LoadError> {
-    let bytes = std::fs::read(path).map_err(|e| LoadError::Io(path.display().to_string(), e))?;
-    let text =
-        String::from_utf8(bytes).map_err(|_| LoadError::NotUtf8(path.display().to_string()))?;
+    let shown = || path.display().to_string();
+    let text = text::read_file(path).map_err(|e| match e {
+        text::ReadError::Io(e) => LoadError::Io(shown(), e),
+        text::ReadError::NotUtf8(e) => LoadError::NotUtf8(shown(), e),
+    })?;
     compile_str(&path.display().to_string(), &text, mode).map_err(LoadError::Def)
 }
 
@@ -71,9 +76,9 @@ pub enum LoadError {
     /// The file could not be read.
     #[error("{0}: {1}")]
     Io(String, #[source] std::io::Error),
-    /// The file is not UTF-8 text.
-    #[error("{0}: not UTF-8 text")]
-    NotUtf8(String),
+    /// The file is not UTF-8 text: where, and what it seems to be.
+    #[error("{0}: {1}")]
+    NotUtf8(String, text::NotUtf8),
     /// The definition has errors.
     #[error("{0}")]
     Def(Report),

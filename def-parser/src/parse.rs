@@ -61,7 +61,7 @@ impl Ctx<'_> {
         self.diagnostics.push(Diagnostic {
             severity,
             code,
-            message,
+            message: crate::diag::shorten_spans(message),
             expected: expected.map(str::to_string),
             span,
             line,
@@ -154,15 +154,21 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         mode,
         diagnostics: Vec::new(),
     };
-    let name = DefName::parse(file_name);
-    if name.is_none() && file_name.ends_with(".def") {
-        cx.warn(
-            Code::BadFileName,
-            Span::new(0, 0),
-            format!("file name `{file_name}` does not follow the definition naming scheme"),
-            Some("NAME.VERSION.def or NAME.VERSION.PLATFORM.def (platform pc, ps4 or xb1)"),
-        );
-    }
+    let name = match DefName::parse_checked(file_name) {
+        Ok(n) => Some(n),
+        Err(why) => {
+            if file_name.ends_with(".def") {
+                cx.warn(
+                    Code::BadFileName,
+                    Span::new(0, 0),
+                    format!("file name `{file_name}` does not follow the definition naming scheme: {why}"),
+                    Some("NAME.VERSION.def or NAME.VERSION.PLATFORM.def (platform pc, ps4 or xb1)"),
+                );
+            }
+            None
+        }
+    };
+    bare_cr(&mut cx);
 
     // Flat pass: one entry per meaningful line, with its effective depth.
     let mut flat: Vec<(usize, Node)> = Vec::new();
@@ -426,6 +432,32 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
     Parsed {
         file,
         diagnostics: cx.diagnostics,
+    }
+}
+
+/// A CR not followed by LF is an error, in every mode. The reference splits lines on LF (an
+/// optional CR before it), so a file with old Mac line ends is one line to it, most often one
+/// comment: an empty definition. That is never what the author meant, and a CR inside a line
+/// cannot be carried into generated code either. One diagnostic, at the first bare CR.
+fn bare_cr(cx: &mut Ctx) {
+    let bytes = cx.text.as_bytes();
+    let mut bare = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+        .map(|(i, _)| i);
+    if let Some(first) = bare.next() {
+        let more = bare.count();
+        let also = match more {
+            0 => String::new(),
+            n => format!(" ({n} more in the file)"),
+        };
+        cx.error(
+            Code::BareCr,
+            Span::new(first, first + 1),
+            format!("carriage return (CR) without a line feed{also}; the reference does not end a line here"),
+            Some("LF or CR LF line ends"),
+        );
     }
 }
 

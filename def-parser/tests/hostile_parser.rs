@@ -110,6 +110,6 @@ fn invalid_utf8_files_are_refused() {
     let path = dir.join("S_HOSTILE.1.def");
     std::fs::write(&path, b"int32 a\n\xff\xfe string b\n").unwrap();
     let e = def_parser::load(&path, Mode::Compatible).unwrap_err();
-    assert!(matches!(e, LoadError::NotUtf8(_)), "{e}");
+    assert!(matches!(e, LoadError::NotUtf8(..)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

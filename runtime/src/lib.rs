@@ -161,7 +161,12 @@
 // Links to items of other features resolve in the documentation built with all features (as
 // docs.rs builds it, see Cargo.toml); a build with fewer features would only warn about them.
 #![cfg_attr(
-    not(all(feature = "dynamic", feature = "godot", feature = "nbt", feature = "serde")),
+    not(all(
+        feature = "dynamic",
+        feature = "godot",
+        feature = "nbt",
+        feature = "serde"
+    )),
     allow(rustdoc::broken_intra_doc_links)
 )]
 #![cfg_attr(not(feature = "std"), no_std)]
