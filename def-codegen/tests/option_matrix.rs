@@ -11,8 +11,8 @@
 //! installed (CI), so clippy's default lints count as warnings too; else `cargo check`.
 //!
 //! Combinations: the defaults; serde on; serde on with `serde_default`; serde behind the `ser`
-//! feature; comments off; a re-exported runtime path (`crate::rt`) with serde behind the feature;
-//! type and field attributes with serde behind the feature.
+//! feature; comments off; a re-exported runtime path (`crate::rt`) with serde (and
+//! `serde_default`) behind the feature; type and field attributes with serde behind the feature.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,7 +53,9 @@ const COMBINATIONS: &[Combination] = &[
         c.disable_comments();
     }),
     ("runtime_path", false, |c| {
-        c.runtime_path("crate::rt").serde_feature("ser");
+        c.runtime_path("crate::rt")
+            .serde_feature("ser")
+            .serde_default(true);
     }),
     ("attributes", false, |c| {
         c.serde_feature("ser")
