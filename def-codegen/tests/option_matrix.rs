@@ -131,7 +131,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
         runtime.display().to_string()
     );
     std::fs::write(scratch.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's lock file: the same dependency versions, and nothing to resolve online.
+    // The workspace's lock file: the same dependency versions, all fetched already (`--offline`).
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(&lock, scratch.join("Cargo.lock")).expect("the workspace's Cargo.lock");
     std::fs::write(scratch.join("src/lib.rs"), root("pub ")).unwrap();
@@ -148,7 +148,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
     for features in [&[][..], &["--features", "ser"][..]] {
         let out = cargo()
             .arg(tool)
-            .args(["--quiet", "--lib", "--bins", "--manifest-path"])
+            .args(["--quiet", "--offline", "--lib", "--bins", "--manifest-path"])
             .arg(scratch.join("Cargo.toml"))
             .args(features)
             .env("CARGO_TARGET_DIR", scratch.join("target"))
