@@ -401,11 +401,10 @@ impl Config {
     /// `FILE:LINE:COL: error: ...` with the line and a caret, and the build script ends (see
     /// [`Error::exit_build_script`]).
     ///
+    /// The whole `main` of a build script that compiles every `.def` of `defs/`:
+    ///
     /// ```no_run
-    /// // build.rs
-    /// fn main() {
-    ///     def_codegen::Config::new().input("defs").compile_or_exit();
-    /// }
+    /// def_codegen::Config::new().input("defs").compile_or_exit();
     /// ```
     pub fn compile_or_exit(&self) -> Vec<Generated> {
         self.compile().unwrap_or_else(|e| e.exit_build_script())
@@ -869,7 +868,8 @@ mod tests {
     #[test]
     fn a_bad_runtime_path_or_attribute_is_an_error_naming_it() {
         let (_t, defs, out) = setup();
-        let bad: [(&str, fn(&mut Config)); 5] = [
+        type Set = fn(&mut Config);
+        let bad: [(&str, Set); 5] = [
             ("`not a path`", |c| {
                 c.runtime_path("not a path");
             }),

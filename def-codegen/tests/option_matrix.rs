@@ -11,8 +11,8 @@
 //! installed (CI), so clippy's default lints count as warnings too; else `cargo check`.
 //!
 //! Combinations: the defaults; serde on; serde on with `serde_default`; serde behind the `ser`
-//! feature; comments off; a re-exported runtime path (`crate::rt`) with serde behind the feature;
-//! type and field attributes with serde behind the feature.
+//! feature; comments off; a re-exported runtime path (`crate::rt`) with serde (and
+//! `serde_default`) behind the feature; type and field attributes with serde behind the feature.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,7 +53,9 @@ const COMBINATIONS: &[Combination] = &[
         c.disable_comments();
     }),
     ("runtime_path", false, |c| {
-        c.runtime_path("crate::rt").serde_feature("ser");
+        c.runtime_path("crate::rt")
+            .serde_feature("ser")
+            .serde_default(true);
     }),
     ("attributes", false, |c| {
         c.serde_feature("ser")
@@ -129,7 +131,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
         runtime.display().to_string()
     );
     std::fs::write(scratch.join("Cargo.toml"), manifest).unwrap();
-    // The workspace's lock file: the same dependency versions, and nothing to resolve online.
+    // The workspace's lock file: the same dependency versions, all fetched already (`--offline`).
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(&lock, scratch.join("Cargo.lock")).expect("the workspace's Cargo.lock");
     std::fs::write(scratch.join("src/lib.rs"), root("pub ")).unwrap();
@@ -146,7 +148,7 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
     for features in [&[][..], &["--features", "ser"][..]] {
         let out = cargo()
             .arg(tool)
-            .args(["--quiet", "--lib", "--bins", "--manifest-path"])
+            .args(["--quiet", "--offline", "--lib", "--bins", "--manifest-path"])
             .arg(scratch.join("Cargo.toml"))
             .args(features)
             .env("CARGO_TARGET_DIR", scratch.join("target"))

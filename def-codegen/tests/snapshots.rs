@@ -70,3 +70,27 @@ fn generated_code_default_options() {
         insta::assert_snapshot!("s_nested_1_no_serde", code);
     });
 }
+
+/// serde behind a feature, for the file with a renamed field (`oldSkill`) and a float: every serde
+/// attribute, the field ones too, is inside `cfg_attr`.
+#[test]
+fn generated_code_serde_behind_a_feature() {
+    let code = Config::new()
+        .serde_feature("serde")
+        .generate_one(
+            "tests/defs/S_SPECIAL.1.def",
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/defs/S_SPECIAL.1.def"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+    assert!(!code.contains("#[serde("), "{code}");
+    assert!(
+        code.contains("#[cfg_attr(feature = \"serde\", serde(rename = \"oldSkill\"))]"),
+        "{code}"
+    );
+    insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("s_special_1_serde_feature", code);
+    });
+}

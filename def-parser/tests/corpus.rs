@@ -1,35 +1,15 @@
 //! Every definition of the real corpus compiles in compatible mode.
 
-use std::path::PathBuf;
-
-fn tera_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("TERA_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../shared/tera-data"
-            ))
-        });
-    if dir.join("definitions").is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("tera-data not found at {}", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: tera-data not found at {} (set TERA_DATA_DIR)",
-            dir.display()
-        );
-        None
-    }
-}
+mod support;
 
 #[test]
 fn whole_corpus_compiles() {
-    let Some(dir) = tera_data() else { return };
+    let Some(dir) = support::tera_data("definitions") else {
+        return;
+    };
     let mut n = 0;
     let mut failures = Vec::new();
-    for entry in std::fs::read_dir(dir.join("definitions")).unwrap() {
+    for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "def") {
             continue;

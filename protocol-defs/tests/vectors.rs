@@ -3,27 +3,23 @@
 
 #![cfg(feature = "serde")]
 
+mod support;
+
 use std::path::PathBuf;
 
 use def_runtime::Options;
 use serde_json::Value;
 
+/// The public vectors, when they and a protocol-defs built from the whole corpus are here.
 fn vectors() -> Option<PathBuf> {
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let f = dir.join("tera-vectors/public.jsonl");
-    if f.is_file() {
-        Some(f)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("vectors not found at {}", f.display());
-    } else {
-        eprintln!(
-            "SKIPPED: vectors not found at {} (set WIRE_SHARED_DIR)",
-            f.display()
+    let file = support::shared("tera-vectors/public.jsonl")?;
+    if protocol_defs::DEFINITIONS.len() < 836 {
+        return support::missing(
+            "the corpus in protocol-defs, which was built from its own data/ (point TERA_DATA_DIR \
+             at a tera-data checkout and rebuild)",
         );
-        None
     }
+    Some(file)
 }
 
 fn from_hex(s: &str) -> Vec<u8> {
@@ -36,13 +32,6 @@ fn from_hex(s: &str) -> Vec<u8> {
 #[test]
 fn public_vectors_through_generated_code() {
     let Some(file) = vectors() else { return };
-    if protocol_defs::DEFINITIONS.len() < 836 {
-        if std::env::var_os("CI").is_some() {
-            panic!("protocol-defs was built without the corpus");
-        }
-        eprintln!("SKIPPED: protocol-defs was built without the corpus");
-        return;
-    }
     let text = std::fs::read_to_string(file).unwrap();
     let (mut passed, mut failed) = (0usize, Vec::new());
     for (n, line) in text.lines().enumerate() {
@@ -87,19 +76,9 @@ fn public_vectors_through_generated_code() {
 /// dynamic codec never panic, and they agree on whether and where a packet fails.
 #[test]
 fn damaged_vectors_agree_with_dynamic_codec() {
-    let Some(file) = vectors() else { return };
-    if protocol_defs::DEFINITIONS.len() < 836 {
+    let (Some(file), Some(defs_dir)) = (vectors(), support::tera_data("definitions")) else {
         return;
-    }
-    let defs_dir = file
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("tera-data/definitions");
-    let defs_dir = std::env::var_os("TERA_DATA_DIR")
-        .map(|d| PathBuf::from(d).join("definitions"))
-        .unwrap_or(defs_dir);
+    };
     let text = std::fs::read_to_string(&file).unwrap();
     let mut dynamic: std::collections::HashMap<String, def_runtime::tera::dynamic::Definition> =
         Default::default();

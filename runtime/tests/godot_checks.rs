@@ -5,6 +5,7 @@
 
 #[path = "godot_engine/common.rs"]
 mod common;
+mod support;
 
 use common::{hex, unhex};
 use def_runtime::godot::json::{from_json_str, to_json};

@@ -11,11 +11,12 @@
 //!   value and re-encode the same bytes.
 //!
 //! The engine binary is `$GODOT3_BIN` or `godot3-server` on `PATH` (`.ci/install-godot`). If it
-//! is missing the test prints a loud SKIPPED line, and fails when `CI` is set.
+//! is missing the test fails, unless `WIRE_ALLOW_SKIP=1` (see `tests/support/mod.rs`).
 #![cfg(feature = "godot")]
 
 #[path = "godot_engine/common.rs"]
 mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -678,13 +679,11 @@ fn run_engine(engine: &Path, input: &str) -> Run {
 
 #[test]
 fn differential_against_godot3_engine() {
-    let Some(engine) = find_engine() else {
-        if std::env::var_os("CI").is_some() {
-            panic!("godot3-server not found under CI (run .ci/install-godot)");
-        }
-        eprintln!(
-            "=== SKIPPED: godot3-server not found; run .ci/install-godot (or set GODOT3_BIN) ==="
-        );
+    let Some(engine) = find_engine().or_else(|| {
+        support::missing(
+            "the Godot engine, godot3-server (run .ci/install-godot, or set GODOT3_BIN)",
+        )
+    }) else {
         return;
     };
 

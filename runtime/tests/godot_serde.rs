@@ -4,6 +4,7 @@
 
 #[path = "godot_engine/common.rs"]
 mod common;
+mod support;
 
 use std::collections::BTreeMap;
 

@@ -7,6 +7,7 @@
 
 #[path = "godot_engine/common.rs"]
 mod common;
+mod support;
 
 use common::{as_ids, described, has_object, hex, read_shared, unhex};
 use def_runtime::godot::framing::{self, Framing};

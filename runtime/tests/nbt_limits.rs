@@ -2,6 +2,8 @@
 //! decompression bombs, truncated streams, and random corruption that must never panic.
 #![cfg(feature = "nbt")]
 
+mod support;
+
 use std::io::Write;
 
 use def_runtime::nbt::borrow::BorrowedNbt;
@@ -245,23 +247,20 @@ fn corrupt(rng: &mut Rng, data: &[u8]) -> Vec<u8> {
 #[test]
 fn corrupted_input_never_panics_and_both_readers_agree() {
     let mut seeds: Vec<Vec<u8>> = vec![nested_compounds(5), nested_lists(4)];
-    // Add the small and mid-size samples if present.
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
-        .join("nbt-samples");
-    if let Ok(rd) = std::fs::read_dir(&dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "json" || x == "md") {
-                continue;
-            }
-            let raw = std::fs::read(&p).unwrap();
-            if let Ok(d) = compress::decompress(&raw, Compression::detect(&raw), 1 << 26)
-                && d.data.len() < 64 << 10
-            {
-                seeds.push(d.data);
-            }
+    // And the small and mid-size samples.
+    let Some(dir) = support::shared("nbt-samples") else {
+        return;
+    };
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "json" || x == "md") {
+            continue;
+        }
+        let raw = std::fs::read(&p).unwrap();
+        if let Ok(d) = compress::decompress(&raw, Compression::detect(&raw), 1 << 26)
+            && d.data.len() < 64 << 10
+        {
+            seeds.push(d.data);
         }
     }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);

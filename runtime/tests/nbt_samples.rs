@@ -2,6 +2,8 @@
 //! byte identity for every valid binary sample.
 #![cfg(feature = "nbt")]
 
+mod support;
+
 use std::path::PathBuf;
 
 use def_runtime::nbt::borrow::BorrowedNbt;
@@ -10,26 +12,9 @@ use def_runtime::nbt::{
     Compression, Edition, FileOptions, NbtError, NbtFile, RootForm, compress, region, snbt,
 };
 
-/// The sample folder, or `None` (after a loud SKIPPED) when it is missing outside CI.
+/// The sample folder; `None` only when missing data may be skipped (`tests/support/mod.rs`).
 fn samples_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let dir = base.join("nbt-samples");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!(
-            "NBT samples not found at {} (set WIRE_SHARED_DIR)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "\n*** SKIPPED: NBT samples not found at {} ***\n",
-        dir.display()
-    );
-    None
+    support::shared("nbt-samples")
 }
 
 /// Runs `f` on a thread with a big stack: the deepest dumps nest JSON over 1000 levels.

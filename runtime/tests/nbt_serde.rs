@@ -1,6 +1,8 @@
 //! serde: derived structs to NBT and back, and reading a real file into a struct.
 #![cfg(all(feature = "nbt", feature = "serde"))]
 
+mod support;
+
 use def_runtime::nbt::serde::{IntArray, LongArray, from_bytes, from_tag, to_bytes, to_tag};
 use def_runtime::nbt::{Edition, ReadOptions, Tag, TagType, nbt};
 use serde::{Deserialize, Serialize};
@@ -109,15 +111,10 @@ fn read_a_real_player_file() {
         #[serde(rename = "Health")]
         health: f32,
     }
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into())
-        .join("nbt-samples");
-    let Ok(raw) = std::fs::read(dir.join("simdnbt__complex_player.dat")) else {
-        assert!(std::env::var_os("CI").is_none(), "samples missing");
-        eprintln!("*** SKIPPED: NBT samples not found ***");
+    let Some(file) = support::shared("nbt-samples/simdnbt__complex_player.dat") else {
         return;
     };
+    let raw = std::fs::read(file).unwrap();
     let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
     let p: Pos = from_tag(f.roots[0].tag.clone()).unwrap();
     assert_eq!(p.pos.len(), 3);

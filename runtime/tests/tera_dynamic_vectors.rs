@@ -2,39 +2,24 @@
 
 #![cfg(feature = "dynamic")]
 
+mod support;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Definition, Missing};
 use def_runtime::tera::json::from_hex;
 use serde_json::Value;
 
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    if dir.join("tera-vectors/public.jsonl").is_file() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("shared data not found at {}", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: shared data not found at {} (set WIRE_SHARED_DIR)",
-            dir.display()
-        );
-        None
-    }
-}
-
 #[test]
 fn public_vectors_both_ways() {
-    let Some(dir) = shared() else { return };
-    let defs_dir = std::env::var_os("TERA_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dir.join("tera-data"))
-        .join("definitions");
-    let text = std::fs::read_to_string(dir.join("tera-vectors/public.jsonl")).unwrap();
+    let (Some(vectors), Some(defs_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(vectors).unwrap();
     let mut defs: HashMap<String, Definition> = HashMap::new();
     let (mut passed, mut failed) = (0usize, Vec::new());
     for (lineno, line) in text.lines().enumerate() {

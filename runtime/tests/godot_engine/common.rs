@@ -1,37 +1,16 @@
-//! Shared helpers of the Godot integration tests: where the shared test data lives, hex.
+//! Shared helpers of the Godot integration tests: the shared test data, hex.
 #![allow(dead_code)]
-
-use std::path::PathBuf;
 
 use def_runtime::godot::*;
 use serde_json::Value;
 
-/// The folder holding `godot/` (and `tera-data/` …): `$WIRE_SHARED_DIR`, else `../../shared`
-/// relative to the runtime crate.
-pub fn shared_dir() -> PathBuf {
-    match std::env::var_os("WIRE_SHARED_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")),
-    }
-}
+use crate::support;
 
-/// Reads `godot/<name>` from the shared folder. `None` (after a loud SKIPPED line) when it is
-/// missing outside CI; a panic when it is missing under CI.
+/// Reads `godot/<name>` from the shared folder; `None` only when missing data may be skipped
+/// (`tests/support/mod.rs`).
 pub fn read_shared(name: &str) -> Option<String> {
-    let path = shared_dir().join("godot").join(name);
-    match std::fs::read_to_string(&path) {
-        Ok(s) => Some(s),
-        Err(e) => {
-            if std::env::var_os("CI").is_some() {
-                panic!("test data {} missing under CI: {e}", path.display());
-            }
-            eprintln!(
-                "=== SKIPPED: test data {} not found ({e}); set WIRE_SHARED_DIR ===",
-                path.display()
-            );
-            None
-        }
-    }
+    let path = support::shared(&format!("godot/{name}"))?;
+    Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
 pub fn unhex(s: &str) -> Vec<u8> {
