@@ -1,5 +1,6 @@
 //! Every definition of the real corpus compiles in compatible mode.
 
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 
 #[test]

@@ -3,6 +3,7 @@
 
 #![cfg(feature = "serde")]
 
+#[path = "../../runtime/tests/support/mod.rs"]
 mod support;
 
 use std::path::PathBuf;

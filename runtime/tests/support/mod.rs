@@ -8,9 +8,8 @@
 //! it only with `--nocapture`: skipping is the runner's explicit choice). Under CI (`CI` set)
 //! missing data always fails, whatever `WIRE_ALLOW_SKIP` says.
 //!
-//! The same file is in the tests of `runtime`, `def-parser` and `protocol-defs` (each crate's
-//! tests are packaged on their own, so they cannot share a file); `.ci/run` checks that the copies
-//! are identical.
+//! The tests of `def-parser` and `protocol-defs` include this same file by path, so that the rule
+//! is written once.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
