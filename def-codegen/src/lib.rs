@@ -33,8 +33,11 @@
 //! fails with cargo's own errors, `defs/C_CHAT.1.def:3:1: error: ...` with the line and a caret:
 //!
 //! ```no_run
+//! // build.rs
+//! use def_codegen::Config;
+//!
 //! fn main() {
-//!     def_codegen::Config::new().input("defs").compile_or_exit();
+//!     Config::new().input("defs").compile_or_exit();
 //! }
 //! ```
 //!
