@@ -491,12 +491,12 @@ impl Resolver<'_> {
             match n.kind {
                 NodeKind::Ref { .. } => {
                     // A ref inside an object may name its field relative to the object.
-                    let relative = scope.last().copied().flatten().and_then(|list| {
-                        Self::ref_target(&members, &names, list, &n.name.text)
-                    });
-                    let target = relative.or_else(|| {
-                        Self::ref_target(&members, &names, Names::ROOT, &n.name.text)
-                    });
+                    let relative =
+                        scope.last().copied().flatten().and_then(|list| {
+                            Self::ref_target(&members, &names, list, &n.name.text)
+                        });
+                    let target = relative
+                        .or_else(|| Self::ref_target(&members, &names, Names::ROOT, &n.name.text));
                     match target {
                         None => self.diag(
                             Severity::Error,
@@ -524,7 +524,8 @@ impl Resolver<'_> {
                             Some(list) => *list,
                             None => Some(Names::ROOT),
                         };
-                        scope.push(outer.and_then(|l| names.object_path(&members, l, &n.name.text)));
+                        scope
+                            .push(outer.and_then(|l| names.object_path(&members, l, &n.name.text)));
                         stack.push(n.children.iter());
                         continue;
                     }

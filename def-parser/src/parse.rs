@@ -53,7 +53,9 @@ impl Ctx<'_> {
     fn locate(&mut self, at: usize) -> (usize, usize) {
         let (from, line, col) = self.cursor;
         let found = match self.text.get(from..at) {
-            Some(between) if !between.contains(['\n', '\r']) => (line, col + between.chars().count()),
+            Some(between) if !between.contains(['\n', '\r']) => {
+                (line, col + between.chars().count())
+            }
             _ => self.index.locate(self.text, at),
         };
         self.cursor = (at, found.0, found.1);
