@@ -15,6 +15,10 @@ use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
 
+/// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks (a
+/// full region of real chunks is some 100–300 MiB).
+pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
+
 /// Why a chunk slot could not be read (or `Ok`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -118,8 +122,18 @@ impl RegionFile {
         RegionFile::parse_with(data, &FileOptions::default())
     }
 
-    /// Parses a region file, decoding each chunk with `opts`.
+    /// Parses a region file, decoding each chunk with `opts`, within [`DEFAULT_REGION_BUDGET`].
     pub fn parse_with(data: &[u8], opts: &FileOptions) -> Result<RegionFile> {
+        RegionFile::parse_with_budget(data, opts, DEFAULT_REGION_BUDGET)
+    }
+
+    /// Parses a region file, decoding each chunk with `opts` (whose `max_decompressed` limits
+    /// each chunk) and at most `budget` bytes of NBT over the whole file: the decompressed size
+    /// of every chunk read, or its stored size if it is not compressed, failed reads included.
+    /// Slots may point at the same sectors, so without it 1024 slots sharing one bomb cost 1024
+    /// decompressions. Once the budget is spent, the remaining chunks get
+    /// [`ChunkStatus::Invalid`] with a message saying so.
+    pub fn parse_with_budget(data: &[u8], opts: &FileOptions, budget: usize) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
             return Err(NbtError::Region(format!(
                 "{} bytes is shorter than the 8 KiB header",
@@ -127,6 +141,7 @@ impl RegionFile {
             )));
         }
         let mut chunks = Vec::new();
+        let mut used = 0usize;
         for index in 0..1024 {
             let loc = be32(data, 4 * index);
             if loc == 0 {
@@ -166,10 +181,21 @@ impl RegionFile {
             } else if ch.compression_id & 0x80 != 0 {
                 ch.status = ChunkStatus::External;
             } else if let Some(c) = compression_of(ch.compression_id) {
-                ch.payload = data[start + 5..start + 4 + len].to_vec();
+                let stored = &data[start + 5..start + 4 + len];
+                let left = budget.saturating_sub(used);
+                if left == 0 || (c == Compression::None && stored.len() > left) {
+                    ch.status = ChunkStatus::Invalid(format!(
+                        "the region file's budget of {budget} bytes of NBT is spent \
+                         ({used} bytes read from earlier chunks)"
+                    ));
+                    chunks.push(ch);
+                    continue;
+                }
+                ch.payload = stored.to_vec();
                 let mut o = opts.clone();
                 o.compression = Some(c);
-                match NbtFile::read(&ch.payload, &o) {
+                o.read.max_decompressed = o.read.max_decompressed.min(left);
+                match NbtFile::read_counted(&ch.payload, &o, &mut used) {
                     Ok(f) => ch.nbt = Some(f),
                     Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
                 }
