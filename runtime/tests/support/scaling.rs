@@ -20,6 +20,42 @@ fn best(f: &mut dyn FnMut()) -> Duration {
         .expect("three runs")
 }
 
+/// The time of `run` at `10 n` over its time at `n` (best of three each).
+pub fn ratio<T>(n: usize, make: &impl Fn(usize) -> T, run: &impl Fn(&T)) -> f64 {
+    let (small, large) = (make(n), make(10 * n));
+    let a = best(&mut || run(&small)).max(Duration::from_micros(200));
+    let b = best(&mut || run(&large));
+    b.as_secs_f64() / a.as_secs_f64()
+}
+
+/// Asserts that `run` scales like `base`, a linear operation on data of the same shape and
+/// size: the ratio of `run` may exceed 15 only as far as the baseline's does (up to twice
+/// it). Caches make the larger input cost more per byte than the smaller one, for both alike;
+/// quadratic work gives ten times the baseline's ratio.
+pub fn assert_linear_like<T, B>(
+    what: &str,
+    n: usize,
+    make: impl Fn(usize) -> T,
+    run: impl Fn(&T),
+    make_base: impl Fn(usize) -> B,
+    base: impl Fn(&B),
+) {
+    let mut last = (0.0, 0.0);
+    for _ in 0..3 {
+        let r = ratio(n, &make, &run);
+        let b = ratio(n, &make_base, &base);
+        eprintln!("{what}: n = {n}: ratio {r:.1}, baseline {b:.1}");
+        if r <= 15.0 || r <= 2.0 * b {
+            return;
+        }
+        last = (r, b);
+    }
+    panic!(
+        "{what}: 10x the input took {:.1}x the time, the linear baseline {:.1}x",
+        last.0, last.1
+    );
+}
+
 /// Asserts that `run(10 n)` takes at most 15 times as long as `run(n)`. `make(n)` builds the
 /// input (not timed), `run` consumes a reference to it.
 pub fn assert_linear<T>(what: &str, n: usize, make: impl Fn(usize) -> T, run: impl Fn(&T)) {

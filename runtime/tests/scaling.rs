@@ -1,0 +1,374 @@
+//! Decoders take time linear in their input (timed at n and 10 n, see `support/scaling.rs`),
+//! and region files stay within their whole-file budget (counted by the allocator).
+//!
+//! * dynamic TERA codec: a definition of n fields, a packet for it;
+//! * Godot: a Dictionary of n distinct keys of every key type (the key hash covered only the
+//!   type tag of Color, NodePath, the math types and packed float arrays, so each new key was
+//!   compared with every earlier one), in both versions where the type exists;
+//! * NBT: a compound of n entries, binary and SNBT;
+//! * regions: 1024 slots sharing one chunk that claims 64 MiB of LZ4, or one zlib bomb.
+
+#[path = "support/counting.rs"]
+mod counting;
+#[path = "support/scaling.rs"]
+mod scaling;
+
+use def_runtime::godot::{self, DecodeOptions, EncodeOptions, Variant, Version};
+use def_runtime::nbt::region::{ChunkStatus, RegionFile};
+use def_runtime::nbt::{FileOptions, snbt};
+
+#[test]
+fn dynamic_decode_of_a_wide_definition() {
+    let _s = counting::serial();
+    let make = |n: usize| {
+        let text: String = (0..n).map(|i| format!("byte f{i}\n")).collect();
+        let def = def_runtime::tera::dynamic::Definition::from_text(
+            "S_WIDE.1.def",
+            &text,
+            def_parser::Mode::Compatible,
+        )
+        .expect("compiles");
+        let len = 4 + n;
+        let mut packet = vec![0u8; len];
+        packet[..2].copy_from_slice(&(len as u16).to_le_bytes());
+        let value = def.decode(&packet, Default::default()).expect("decodes");
+        (def, packet, value)
+    };
+    // Baseline: encoding the same value (one hash look-up per field).
+    scaling::assert_linear_like(
+        "dynamic decode",
+        5_000,
+        make,
+        |(def, packet, _)| {
+            let v = def.decode(packet, Default::default()).expect("decodes");
+            assert!(v.as_object().is_some());
+        },
+        make,
+        |(def, _, value)| {
+            def.encode(value, 1, Default::default(), Default::default())
+                .expect("encodes");
+        },
+    );
+}
+
+/// A key of each type that had no value hash, number `i`.
+fn keys() -> Vec<(&'static str, bool, fn(usize) -> Variant)> {
+    use godot::*;
+    type Key = (&'static str, bool, fn(usize) -> Variant);
+    let keys: Vec<Key> = vec![
+        ("Color", true, |i| {
+            Variant::Color(Color::from_array([i as f32, 0.5, 0.0, 1.0]))
+        }),
+        ("NodePath", true, |i| {
+            Variant::NodePath(Box::new(NodePath::parse(&format!("/root/n{i}:p"))))
+        }),
+        ("Vector2", true, |i| {
+            Variant::Vector2(Vector2::from_array([i as f64, -0.0]))
+        }),
+        ("Rect2", true, |i| {
+            Variant::Rect2(Box::new(Rect2::from_array([i as f64, 0.0, 1.0, 1.0])))
+        }),
+        ("Plane", true, |i| {
+            Variant::Plane(Box::new(Plane::from_array([0.0, 1.0, 0.0, i as f64])))
+        }),
+        ("Quaternion", true, |i| {
+            Variant::Quaternion(Box::new(Quaternion::from_array([0.0, 0.0, i as f64, 1.0])))
+        }),
+        ("AABB", true, |i| {
+            Variant::Aabb(Box::new(Aabb::from_array([
+                i as f64, 0.0, 0.0, 1.0, 1.0, 1.0,
+            ])))
+        }),
+        ("Transform2D", true, |i| {
+            let mut a = [0.0; 6];
+            a[4] = i as f64;
+            Variant::Transform2D(Box::new(Transform2D(a)))
+        }),
+        ("Basis", true, |i| {
+            let mut a = [0.0; 9];
+            a[8] = i as f64;
+            Variant::Basis(Box::new(Basis(a)))
+        }),
+        ("Transform3D", true, |i| {
+            let mut a = [0.0; 12];
+            a[11] = i as f64;
+            Variant::Transform3D(Box::new(Transform3D(a)))
+        }),
+        ("Vector4", false, |i| {
+            Variant::Vector4(Box::new(Vector4::from_array([i as f64, 0.0, 0.0, 0.0])))
+        }),
+        ("Projection", false, |i| {
+            let mut a = [0.0; 16];
+            a[15] = i as f64;
+            Variant::Projection(Box::new(Projection(a)))
+        }),
+        ("Signal", false, |i| {
+            Variant::Signal(Box::new(Signal {
+                name: format!("s{i}"),
+                object: 1,
+            }))
+        }),
+        ("PackedFloat32Array", true, |i| {
+            Variant::PackedFloat32Array(vec![0.0, i as f32])
+        }),
+        ("PackedFloat64Array", false, |i| {
+            Variant::PackedFloat64Array(vec![i as f64])
+        }),
+        ("PackedVector2Array", true, |i| {
+            Variant::PackedVector2Array(vec![Vector2::from_array([i as f64, 0.0])])
+        }),
+        ("PackedVector3Array", true, |i| {
+            Variant::PackedVector3Array(vec![Vector3::from_array([i as f64, 0.0, 0.0])])
+        }),
+        ("PackedVector4Array", false, |i| {
+            Variant::PackedVector4Array(vec![Vector4::from_array([i as f64, 0.0, 0.0, 0.0])])
+        }),
+        ("PackedColorArray", true, |i| {
+            Variant::PackedColorArray(vec![Color::from_array([0.0, i as f32, 0.0, 0.0])])
+        }),
+        ("Dictionary", false, |i| {
+            Variant::dictionary(
+                (0..12)
+                    .map(|k| (Variant::Int(k), Variant::Int((i * 12) as i64 + k)))
+                    .collect(),
+            )
+        }),
+        ("Array", true, |i| {
+            Variant::array(vec![Variant::Int(i as i64), Variant::Nil])
+        }),
+        ("String", true, |i| Variant::String(format!("k{i}"))),
+    ];
+    keys
+}
+
+#[test]
+fn godot_dictionaries_of_every_key_type() {
+    let _s = counting::serial();
+    for (name, in_g3, key) in keys() {
+        // Every type in Godot 4; Godot 3 (whose String and PoolRealArray keys compare
+        // differently) for a few.
+        let mut versions = vec![Version::Godot4];
+        if in_g3 && matches!(name, "Color" | "NodePath" | "PackedFloat32Array" | "String") {
+            versions.push(Version::Godot3);
+        }
+        for version in versions {
+            let encode =
+                |v: Variant| godot::encode(&v, &EncodeOptions::new(version)).expect("encodes");
+            let decode = |bytes: &Vec<u8>| {
+                godot::decode(bytes, &DecodeOptions::new(version))
+                    .expect("decodes")
+                    .0
+            };
+            // Baseline: the same keys in an Array (no duplicate-key check).
+            scaling::assert_linear_like(
+                &format!("{version} Dictionary of {name} keys"),
+                600,
+                |n| {
+                    encode(Variant::dictionary(
+                        (0..n).map(|i| (key(i), Variant::Nil)).collect(),
+                    ))
+                },
+                |bytes| {
+                    let Variant::Dictionary(d) = decode(bytes) else {
+                        panic!("a dictionary")
+                    };
+                    assert!(d.entries.len() >= 600, "distinct keys stay apart");
+                },
+                |n| {
+                    encode(Variant::array(
+                        (0..n).flat_map(|i| [key(i), Variant::Nil]).collect(),
+                    ))
+                },
+                |bytes| {
+                    decode(bytes);
+                },
+            );
+        }
+    }
+}
+
+#[test]
+fn godot_keys_equal_as_the_engine_says_collapse_through_the_hash() {
+    // Past 16 entries, duplicates are found by hash: 0.0 and -0.0 (and NaN and NaN, except in a
+    // Godot 3 PoolRealArray) must hash alike to collapse as they did by scanning.
+    use godot::*;
+    let nan2 = f32::from_bits(0x7fc0_0001);
+    for version in [Version::Godot3, Version::Godot4] {
+        let mut entries: Vec<(Variant, Variant)> =
+            (0..20).map(|i| (Variant::Int(i), Variant::Nil)).collect();
+        let pairs = [
+            (
+                Variant::Color(Color::from_array([0.0, 1.0, f32::NAN, 1.0])),
+                Variant::Color(Color::from_array([-0.0, 1.0, nan2, 1.0])),
+            ),
+            (
+                Variant::Vector2(Vector2::from_array([0.0, f64::NAN])),
+                Variant::Vector2(Vector2::from_array([-0.0, -f64::NAN])),
+            ),
+            (
+                Variant::Basis(Box::new(Basis([0.0; 9]))),
+                Variant::Basis(Box::new(Basis([-0.0; 9]))),
+            ),
+            (
+                Variant::PackedColorArray(vec![Color::from_array([0.0; 4])]),
+                Variant::PackedColorArray(vec![Color::from_array([-0.0; 4])]),
+            ),
+            (
+                Variant::NodePath(Box::new(NodePath::parse("/a/b:c"))),
+                Variant::NodePath(Box::new(NodePath::parse("/a/b:c"))),
+            ),
+            (
+                Variant::PackedFloat32Array(vec![0.0]),
+                Variant::PackedFloat32Array(vec![-0.0]),
+            ),
+        ];
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            assert!(a.godot_key_eq(b, version), "{version} pair {i} is one key");
+            entries.push((a.clone(), Variant::Int(1)));
+            entries.push((b.clone(), Variant::Int(2)));
+        }
+        // NaN in a Godot 3 PoolRealArray is never equal to itself: two keys there.
+        let nan_pool = Variant::PackedFloat32Array(vec![f32::NAN]);
+        entries.push((nan_pool.clone(), Variant::Int(3)));
+        entries.push((nan_pool, Variant::Int(4)));
+        let bytes = godot::encode(&Variant::dictionary(entries), &EncodeOptions::new(version))
+            .expect("encodes");
+        let (v, _) = godot::decode(&bytes, &DecodeOptions::new(version)).expect("decodes");
+        let Variant::Dictionary(d) = v else {
+            panic!("a dictionary")
+        };
+        let pool_nans = if version == Version::Godot3 { 2 } else { 1 };
+        assert_eq!(d.entries.len(), 20 + pairs.len() + pool_nans, "{version}");
+        for (k, v) in &d.entries[20..20 + pairs.len()] {
+            assert_eq!(
+                v,
+                &Variant::Int(2),
+                "{version}: {k:?} keeps the later value"
+            );
+        }
+    }
+}
+
+#[test]
+fn nbt_and_snbt_compounds() {
+    let _s = counting::serial();
+    let read = |b: &Vec<u8>| {
+        def_runtime::nbt::NbtFile::read(b, &FileOptions::default()).expect("reads");
+    };
+    // Baseline: a list of as many strings (one allocation each, as a compound's names).
+    scaling::assert_linear_like(
+        "NBT compound",
+        10_000,
+        |n| {
+            // Java, named root: compound "" of n ints.
+            let mut b = vec![10, 0, 0];
+            for i in 0..n {
+                let name = format!("k{i}");
+                b.push(3);
+                b.extend_from_slice(&(name.len() as u16).to_be_bytes());
+                b.extend_from_slice(name.as_bytes());
+                b.extend_from_slice(&(i as i32).to_be_bytes());
+            }
+            b.push(0);
+            b
+        },
+        read,
+        |n| {
+            // compound "" { list "l" of n strings }
+            let mut b = vec![10, 0, 0, 9, 0, 1, b'l', 8];
+            b.extend_from_slice(&(n as i32).to_be_bytes());
+            for i in 0..n {
+                let name = format!("k{i}");
+                b.extend_from_slice(&(name.len() as u16).to_be_bytes());
+                b.extend_from_slice(name.as_bytes());
+            }
+            b.push(0);
+            b
+        },
+        read,
+    );
+    let parse = |t: &String| {
+        snbt::parse(t).expect("parses");
+    };
+    scaling::assert_linear_like(
+        "SNBT compound",
+        5_000,
+        |n| {
+            let body: Vec<String> = (0..n).map(|i| format!("k{i}:{i}")).collect();
+            format!("{{{}}}", body.join(","))
+        },
+        parse,
+        |n| {
+            let body: Vec<String> = (0..n).map(|i| format!("\"k{i}\"")).collect();
+            format!("[{}]", body.join(","))
+        },
+        parse,
+    );
+}
+
+/// A region file whose 1024 slots all point at one chunk in sector 2.
+fn region_sharing(id: u8, body: &[u8]) -> Vec<u8> {
+    let sectors = (body.len() + 5).div_ceil(4096);
+    let mut out = vec![0u8; 8192];
+    for slot in 0..1024 {
+        out[4 * slot..4 * slot + 4].copy_from_slice(&((2u32 << 8) | sectors as u32).to_be_bytes());
+    }
+    out.extend_from_slice(&((body.len() + 1) as u32).to_be_bytes());
+    out.push(id);
+    out.extend_from_slice(body);
+    out.resize((2 + sectors) * 4096, 0);
+    out
+}
+
+#[test]
+fn region_slots_sharing_an_lz4_chunk_that_claims_64_mib() {
+    let _s = counting::serial();
+    // One LZ4 block: 40 bytes said to hold 64 MiB, then garbage.
+    let mut body = b"LZ4Block".to_vec();
+    body.push(0x20);
+    body.extend_from_slice(&40u32.to_le_bytes());
+    body.extend_from_slice(&(64u32 << 20).to_le_bytes());
+    body.extend_from_slice(&0u32.to_le_bytes());
+    body.extend_from_slice(&[0x1f; 40]);
+    let file = region_sharing(4, &body);
+    let mut region = None;
+    let used = counting::measure(|| region = Some(RegionFile::parse(&file).expect("parses")));
+    let region = region.expect("parsed");
+    assert_eq!(region.chunks.len(), 1024);
+    for ch in &region.chunks {
+        let ChunkStatus::Invalid(m) = &ch.status else {
+            panic!("{:?}", ch.status)
+        };
+        assert!(m.contains("LZ4"), "{m}");
+    }
+    // Before: 64 MiB zero-filled per slot, 64 GiB in all.
+    assert!(used.total < 8 << 20, "allocated {} bytes", used.total);
+}
+
+#[test]
+fn region_slots_sharing_a_zlib_bomb_stop_at_the_file_budget() {
+    use std::io::Write;
+    let _s = counting::serial();
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&vec![0u8; 4 << 20]).expect("compresses");
+    let bomb = z.finish().expect("compresses");
+    assert!(bomb.len() < 8192);
+    let file = region_sharing(2, &bomb);
+    let budget = 16 << 20;
+    let mut region = None;
+    let used = counting::measure(|| {
+        region = Some(
+            RegionFile::parse_with_budget(&file, &FileOptions::default(), budget).expect("parses"),
+        )
+    });
+    let region = region.expect("parsed");
+    let spent = region
+        .chunks
+        .iter()
+        .filter(|c| matches!(&c.status, ChunkStatus::Invalid(m) if m.contains("budget of 16777216 bytes")))
+        .count();
+    // Four slots decompress their 4 MiB of zeros (not NBT: invalid) and spend the budget.
+    assert!(spent >= 1019, "{spent} slots refused by the budget");
+    // Before: 1024 × 4 MiB decompressed. Now about the budget, with the output buffers' growth.
+    assert!(used.total < 4 * budget, "allocated {} bytes", used.total);
+}
