@@ -36,7 +36,11 @@ fn arrays_at_one_level() {
     scaling::assert_linear(
         "arrays",
         1_000,
-        |n| (0..n).map(|i| format!("array a{i}\n- int32 x\n")).collect::<String>(),
+        |n| {
+            (0..n)
+                .map(|i| format!("array a{i}\n- int32 x\n"))
+                .collect::<String>()
+        },
         compile,
     );
 }
@@ -63,7 +67,11 @@ fn one_object_declared_many_times() {
     scaling::assert_linear(
         "object merges",
         1_000,
-        |n| (0..n).map(|i| format!("object o\n- int32 f{i}\n")).collect::<String>(),
+        |n| {
+            (0..n)
+                .map(|i| format!("object o\n- int32 f{i}\n"))
+                .collect::<String>()
+        },
         compile,
     );
 }
@@ -96,7 +104,14 @@ fn refs_resolve_as_before() {
         .map(|s| c.layout.root.slot_name(s))
         .collect();
     assert_eq!(names, ["o.s", "o.u", "t"]);
-    let bad = compile_str("S_R.1.def", "object o\n- ref nothing\n- string s\n", Mode::Compatible)
-        .expect_err("a ref to nothing");
-    assert!(bad.to_string().contains("`ref nothing` names no string"), "{bad}");
+    let bad = compile_str(
+        "S_R.1.def",
+        "object o\n- ref nothing\n- string s\n",
+        Mode::Compatible,
+    )
+    .expect_err("a ref to nothing");
+    assert!(
+        bad.to_string().contains("`ref nothing` names no string"),
+        "{bad}"
+    );
 }
