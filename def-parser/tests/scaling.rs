@@ -7,7 +7,7 @@ mod scaling;
 
 use def_parser::{Mode, compile_str};
 
-fn compile(text: &String) {
+fn compile(text: &str) {
     let _ = compile_str("S_SCALE.1.def", text, Mode::Compatible);
 }
 
@@ -17,7 +17,7 @@ fn distinct_fields_at_one_level() {
         "fields",
         2_000,
         |n| (0..n).map(|i| format!("int32 f{i}\n")).collect::<String>(),
-        compile,
+        |t: &String| compile(t),
     );
 }
 
@@ -27,7 +27,7 @@ fn unknown_flags_on_one_line() {
         "flags",
         20_000,
         |n| format!("array[{}] a\n- int32 x\n", vec!["x"; n].join(",")),
-        compile,
+        |t: &String| compile(t),
     );
 }
 
@@ -41,7 +41,7 @@ fn arrays_at_one_level() {
                 .map(|i| format!("array a{i}\n- int32 x\n"))
                 .collect::<String>()
         },
-        compile,
+        |t: &String| compile(t),
     );
 }
 
@@ -58,7 +58,7 @@ fn refs_inside_objects() {
             }
             t
         },
-        compile,
+        |t: &String| compile(t),
     );
 }
 
@@ -72,7 +72,7 @@ fn one_object_declared_many_times() {
                 .map(|i| format!("object o\n- int32 f{i}\n"))
                 .collect::<String>()
         },
-        compile,
+        |t: &String| compile(t),
     );
 }
 
@@ -90,7 +90,7 @@ fn misplaced_nested_lines() {
             t.push_str(&"- int32 y\n".repeat(n));
             t
         },
-        compile,
+        |t: &String| compile(t),
     );
 }
 

@@ -51,10 +51,12 @@ fn dynamic_decode_of_a_wide_definition() {
     );
 }
 
+/// A key type's name, whether Godot 3 has it, and key number `i` of it.
+type Key = (&'static str, bool, fn(usize) -> Variant);
+
 /// A key of each type that had no value hash, number `i`.
-fn keys() -> Vec<(&'static str, bool, fn(usize) -> Variant)> {
+fn keys() -> Vec<Key> {
     use godot::*;
-    type Key = (&'static str, bool, fn(usize) -> Variant);
     let keys: Vec<Key> = vec![
         ("Color", true, |i| {
             Variant::Color(Color::from_array([i as f32, 0.5, 0.0, 1.0]))
