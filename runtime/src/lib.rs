@@ -10,6 +10,8 @@
 
 extern crate alloc;
 
+mod clip;
+
 pub mod tera;
 
 pub use tera::{

@@ -298,21 +298,29 @@ pub(crate) fn hex(b: &[u8]) -> String {
 }
 
 /// Parses hex digits (whitespace ignored) into bytes.
+///
+/// Errors name the byte offset in `text` (`at byte 7: 'g' is not a hex digit`).
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
-        return Err(format!("odd number of hex digits ({})", digits.len()));
+    let mut out = Vec::with_capacity(text.len() / 2);
+    let mut high: Option<(u8, usize)> = None;
+    for (at, c) in text.char_indices() {
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        let Some(d) = c.to_digit(16).map(|d| d as u8) else {
+            return Err(format!("at byte {at}: {c:?} is not a hex digit"));
+        };
+        match high.take() {
+            None => high = Some((d, at)),
+            Some((h, _)) => out.push(h << 4 | d),
+        }
     }
-    let nib = |c: u8| -> Result<u8, String> {
-        (c as char)
-            .to_digit(16)
-            .map(|d| d as u8)
-            .ok_or_else(|| format!("not a hex digit: {:?}", c as char))
-    };
-    digits
-        .chunks_exact(2)
-        .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
-        .collect()
+    match high {
+        Some((_, at)) => Err(format!(
+            "at byte {at}: odd number of hex digits (this last one has no pair)"
+        )),
+        None => Ok(out),
+    }
 }
 
 struct Ctx {

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::clip::{self, Clip};
+
 /// One step of a [`TagPath`]: a compound key or a list index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathSegment {
@@ -45,8 +47,8 @@ impl fmt::Display for TagPath {
                 continue;
             }
             match s {
-                PathSegment::Key(k) if i == 0 => write!(f, "{k}")?,
-                PathSegment::Key(k) => write!(f, ".{k}")?,
+                PathSegment::Key(k) if i == 0 => write!(f, "{}", Clip(k, clip::NAME))?,
+                PathSegment::Key(k) => write!(f, ".{}", Clip(k, clip::NAME))?,
                 PathSegment::Index(n) => write!(f, "[{n}]")?,
             }
         }

@@ -15,6 +15,7 @@ use super::error::{DecodeError, EncodeError};
 use super::json::{from_hex, to_hex};
 use super::values::{ANGLE_TO_RADIANS, Angle, Customize, SkillId, SkillId32, Vec3fa};
 use super::wire::{Chain, Fixed, Meta, Options, Reader, Slot, Writer};
+use crate::clip::{self, Clip};
 
 /// What the encoder does with a field that the JSON leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,7 +32,7 @@ pub enum Missing {
 #[non_exhaustive]
 pub enum JsonError {
     /// A value is missing, of the wrong kind, or out of range.
-    #[error("field `{path}`: {message}")]
+    #[error("field `{}`: {}", Clip(path, clip::TEXT), Clip(message, clip::TEXT))]
     Value {
         /// Field path (`servants[2].name`).
         path: String,
