@@ -374,3 +374,148 @@ fn region_slots_sharing_a_zlib_bomb_stop_at_the_file_budget() {
     // Before: 1024 × 4 MiB decompressed. Now about the budget, with the output buffers' growth.
     assert!(used.total < 4 * budget, "allocated {} bytes", used.total);
 }
+
+#[test]
+fn dumping_a_large_array_streams_its_text() {
+    use std::io::Write;
+    let _s = counting::serial();
+    // gzip of a named compound holding one byte array of 4 MiB (a small file: zeros).
+    let n = 4 << 20;
+    let mut nbt = vec![10, 0, 0, 7, 0, 1, b'a'];
+    nbt.extend_from_slice(&(n as i32).to_be_bytes());
+    nbt.resize(nbt.len() + n, 0);
+    nbt.push(0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&nbt).expect("compresses");
+    let file = gz.finish().expect("compresses");
+    let mut text_len = 0;
+    let used = counting::measure(|| {
+        let f = def_runtime::nbt::NbtFile::read(&file, &FileOptions::default()).expect("reads");
+        let mut sink = Counter(0);
+        def_runtime::nbt::dump::write_file_json(&f, false, &mut sink).expect("writes");
+        text_len = sink.0;
+    });
+    assert!(text_len > 2 * n, "{text_len} bytes of text");
+    // The inflated bytes (their buffer grows by doubling) and the tree's copy; not the text.
+    assert!(
+        used.peak < 4 * n,
+        "peak {} bytes for {n} bytes of NBT",
+        used.peak
+    );
+    assert_eq!(
+        def_runtime::nbt::dump::file_to_json(
+            &def_runtime::nbt::NbtFile::read(&file, &FileOptions::default()).expect("reads"),
+            false
+        )
+        .len(),
+        text_len,
+        "the streamed text is the text"
+    );
+}
+
+/// A writer that only counts.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn godot_typed_json_streams_within_a_small_multiple() {
+    use def_runtime::godot::json::{Typed, to_json};
+    let _s = counting::serial();
+    // 200 000 Nils in an Array: 800 kB of wire.
+    let v = Variant::array(vec![Variant::Nil; 200_000]);
+    let wire = godot::encode(&v, &EncodeOptions::new(Version::Godot4)).expect("encodes");
+    let (v, _) = godot::decode(&wire, &DecodeOptions::new(Version::Godot4)).expect("decodes");
+    let tree = counting::measure(|| drop(to_json(&v)));
+    let mut sink = Counter(0);
+    let streamed = counting::measure(|| {
+        serde_json::to_writer(&mut sink, &Typed(&v)).expect("writes");
+    });
+    eprintln!(
+        "typed JSON of {} wire bytes: tree {} bytes at peak, stream {} bytes at peak, {} bytes of text",
+        wire.len(),
+        tree.peak,
+        streamed.peak,
+        sink.0
+    );
+    assert!(tree.peak > 50 * wire.len(), "the tree is the large one");
+    assert!(
+        streamed.peak < 1 << 16,
+        "streaming holds one value at a time"
+    );
+    assert!(sink.0 < 8 * wire.len(), "{} bytes of text", sink.0);
+}
+
+#[test]
+fn godot_typed_json_stream_is_the_tree_text() {
+    use def_runtime::godot::json::{Typed, to_json};
+    use godot::*;
+    let _s = counting::serial();
+    let mut d = Dictionary::new(vec![
+        (
+            Variant::string("k"),
+            Variant::PackedColorArray(vec![Color::from_array([0.5, -0.0, f32::NAN, 1.0])]),
+        ),
+        (
+            Variant::Int(3),
+            Variant::PackedFloat64Array(vec![0.1, f64::INFINITY]),
+        ),
+        (
+            Variant::Nil,
+            Variant::PackedVector3Array(vec![Vector3::from_array([1.0, 2.0, 3.0])]),
+        ),
+        (
+            Variant::Bool(true),
+            Variant::PackedStringArray(vec!["a".into(), "\"b".into()]),
+        ),
+        (
+            Variant::Float(-0.0),
+            Variant::PackedInt64Array(vec![i64::MIN, 7]),
+        ),
+        (
+            Variant::string("o"),
+            Variant::Object(Object::Full(Box::new(FullObject {
+                class: "Node".into(),
+                properties: vec![
+                    ("script".into(), Variant::Nil),
+                    ("x".into(), Variant::Int(1)),
+                ],
+            }))),
+        ),
+    ]);
+    d.key_type = ContainerType::Untyped;
+    d.value_type = ContainerType::Untyped;
+    let typed_array = Array {
+        element_type: ContainerType::Builtin(VariantType::Int),
+        items: vec![Variant::Int(1), Variant::Int(2)],
+    };
+    let mut typed_dict = Dictionary::new(vec![(Variant::string("a"), Variant::Int(1))]);
+    typed_dict.key_type = ContainerType::Builtin(VariantType::String);
+    typed_dict.value_type = ContainerType::Class("Node".into());
+    let v = Variant::array(vec![
+        Variant::Dictionary(Box::new(d)),
+        Variant::Array(Box::new(typed_array)),
+        Variant::Dictionary(Box::new(typed_dict)),
+        Variant::PackedByteArray(vec![0, 255]),
+        Variant::PackedInt32Array(vec![-1]),
+        Variant::PackedFloat32Array(vec![1.5]),
+        Variant::PackedVector2Array(vec![]),
+        Variant::PackedVector4Array(vec![Vector4::from_array([0.0; 4])]),
+        Variant::NodePath(Box::new(NodePath::parse("/a:b"))),
+    ]);
+    let streamed = serde_json::to_string(&Typed(&v)).expect("writes");
+    assert_eq!(streamed, to_json(&v).to_string());
+    let pretty = serde_json::to_string_pretty(&Typed(&v)).expect("writes");
+    assert_eq!(
+        pretty,
+        serde_json::to_string_pretty(&to_json(&v)).expect("writes")
+    );
+}
