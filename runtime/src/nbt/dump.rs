@@ -532,6 +532,14 @@ pub fn write_file_json(
     out.finish()
 }
 
+/// [`root_to_json`] written to `w` as it is made.
+pub(crate) fn write_root_json(nbt: &Nbt, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = Out::new(Some(w));
+    out.push('{');
+    push_root_fields(&mut out, nbt);
+    out.finish()
+}
+
 fn push_file(out: &mut Out<'_>, file: &NbtFile, meta: bool) {
     out.push('{');
     if meta {

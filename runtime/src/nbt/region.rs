@@ -6,8 +6,6 @@
 //! custom; +128 = stored outside in a `.mcc` file) and the data. A slot that cannot be read
 //! is reported with its status instead of failing the whole file, as Minecraft skips it.
 
-use std::fmt::Write as _;
-
 use super::compress::Compression;
 use super::dump;
 use super::error::{NbtError, Result};
@@ -242,13 +240,22 @@ impl RegionFile {
     /// The dump form: `{"chunks":[{index,x,z,sector,sector_count,timestamp,length,
     /// compression_id,compression,stream_complete,status,decompressed_size,trailing_bytes,nbt}]}`.
     pub fn to_json(&self) -> String {
-        let mut out = String::from("{\"chunks\":[");
+        let mut out = Vec::new();
+        self.write_json(&mut out)
+            .expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("the dump is UTF-8")
+    }
+
+    /// [`to_json`](Self::to_json) written to `w` chunk by chunk, each chunk's NBT in pieces of
+    /// 64 KiB: the text (2–4 bytes per byte of a large array) is never held whole.
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(b"{\"chunks\":[")?;
         for (i, ch) in self.chunks.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                w.write_all(b",")?;
             }
-            let _ = write!(
-                out,
+            write!(
+                w,
                 "{{\"index\":{},\"x\":{},\"z\":{},\"sector\":{},\"sector_count\":{},\"timestamp\":{},\"length\":{},\"compression_id\":{}",
                 ch.index,
                 ch.x(),
@@ -258,32 +265,29 @@ impl RegionFile {
                 ch.timestamp,
                 ch.length,
                 ch.compression_id
-            );
+            )?;
             if let Some(c) = compression_of(ch.compression_id) {
-                let _ = write!(out, ",\"compression\":\"{}\"", c.name());
+                write!(w, ",\"compression\":\"{}\"", c.name())?;
             }
             match &ch.nbt {
                 Some(f) => {
-                    let _ = write!(
-                        out,
-                        ",\"stream_complete\":{},\"status\":\"ok\",\"decompressed_size\":{},\"trailing_bytes\":{},\"nbt\":{}",
-                        f.stream_complete,
-                        f.decompressed_size,
-                        f.trailing,
-                        dump::root_to_json(&f.roots[0])
-                    );
+                    write!(
+                        w,
+                        ",\"stream_complete\":{},\"status\":\"ok\",\"decompressed_size\":{},\"trailing_bytes\":{},\"nbt\":",
+                        f.stream_complete, f.decompressed_size, f.trailing,
+                    )?;
+                    dump::write_root_json(&f.roots[0], w)?;
                 }
                 None => {
-                    let _ = write!(out, ",\"status\":\"{}\"", ch.status.name());
+                    write!(w, ",\"status\":\"{}\"", ch.status.name())?;
                     if let ChunkStatus::Invalid(m) = &ch.status {
-                        let _ = write!(out, ",\"error\":{}", dump::json_string(m));
+                        write!(w, ",\"error\":{}", dump::json_string(m))?;
                     }
                 }
             }
-            out.push('}');
+            w.write_all(b"}")?;
         }
-        out.push_str("]}");
-        out
+        w.write_all(b"]}")
     }
 }
 

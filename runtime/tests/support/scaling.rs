@@ -29,9 +29,11 @@ pub fn ratio<T>(n: usize, make: &impl Fn(usize) -> T, run: &impl Fn(&T)) -> f64 
 }
 
 /// Asserts that `run` scales like `base`, a linear operation on data of the same shape and
-/// size: the ratio of `run` may exceed 15 only as far as the baseline's does (up to twice
-/// it). Caches make the larger input cost more per byte than the smaller one, for both alike;
-/// quadratic work gives ten times the baseline's ratio.
+/// size: the ratio of `run` may exceed 15 only as far as the baseline's does (up to five times
+/// it). Caches make the larger input cost more per byte than the smaller one, for both alike,
+/// though not equally (a hash index suffers more than a list: 25 against 7 was seen for
+/// Godot Color keys on a busy 2-core VM); quadratic work gave 110 against 8 (the old Color key
+/// hash). A coarse guard: what it guards is also checked exactly where that can be counted.
 pub fn assert_linear_like<T, B>(
     what: &str,
     n: usize,
@@ -45,7 +47,7 @@ pub fn assert_linear_like<T, B>(
         let r = ratio(n, &make, &run);
         let b = ratio(n, &make_base, &base);
         eprintln!("{what}: n = {n}: ratio {r:.1}, baseline {b:.1}");
-        if r <= 15.0 || r <= 2.0 * b {
+        if r <= 15.0 || r <= 5.0 * b {
             return;
         }
         last = (r, b);
