@@ -186,17 +186,24 @@ fn level_names(level: &Level) -> Names {
     let mut seen: std::collections::HashMap<Vec<usize>, String> = std::collections::HashMap::new();
     let mut out = Vec::new();
     let mut taken = std::collections::HashSet::new();
+    // Per base, the suffix to try next (as `naming::dedupe`): linear in colliding names.
+    let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, info) in level.slots.iter().enumerate() {
         if let Some(l) = seen.get(&info.path) {
             out.push(l.clone());
             continue;
         }
         let mut l = std::mem::take(&mut fixed[i]);
-        let base = l.clone();
-        let mut k = 2;
-        while !taken.insert(l.clone()) {
-            l = format!("{base}_{k}");
-            k += 1;
+        if !taken.insert(l.clone()) {
+            let base = l;
+            let k = next.entry(base.clone()).or_insert(2);
+            loop {
+                l = format!("{base}_{k}");
+                *k += 1;
+                if taken.insert(l.clone()) {
+                    break;
+                }
+            }
         }
         seen.insert(info.path.clone(), l.clone());
         out.push(l);
