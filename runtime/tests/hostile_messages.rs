@@ -101,3 +101,38 @@ fn an_snbt_key_of_a_megabyte_is_clipped_when_it_cannot_be_written() {
     assert!(e.contains("…(1048576 bytes)"), "{}", &e[..300.min(e.len())]);
     assert!(e.len() < 600, "{} bytes of message", e.len());
 }
+
+#[test]
+fn json_error_paths_name_the_place() {
+    // Paths are rendered only for the error now; they read as before.
+    let def = Definition::from_text(
+        "S_PATHS.1.def",
+        "array items\n- object pos\n-- float x\n- string name\nvec3 v\n",
+        def_parser::Mode::Compatible,
+    )
+    .expect("compiles");
+    let encode = |j: serde_json::Value| {
+        def.encode(&j, 1, Default::default(), Missing::Error)
+            .expect_err("refused")
+            .to_string()
+    };
+    let ok_v = serde_json::json!({"x": 1, "y": 2, "z": 3});
+    assert_eq!(
+        encode(
+            serde_json::json!({"items": [{"pos": {"x": 1}, "name": "a"}, {"pos": {"x": "bad"}, "name": "b"}], "v": ok_v})
+        ),
+        "field `items[1].pos.x`: expected a number, got \"bad\""
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": [{"pos": {}, "name": "a"}], "v": ok_v})),
+        "field `items[0].pos.x`: missing"
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": [], "v": {"x": 1, "y": "b", "z": 2}})),
+        "field `v.y`: expected a number, got \"b\""
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": 5, "v": ok_v})),
+        "field `items`: expected an array, got 5"
+    );
+}

@@ -54,6 +54,33 @@ fn dynamic_decode_of_a_wide_definition() {
 /// A key type's name, whether Godot 3 has it, and key number `i` of it.
 type Key = (&'static str, bool, fn(usize) -> Variant);
 
+#[test]
+fn dynamic_encode_under_a_long_name() {
+    let _s = counting::serial();
+    // An array whose name is 100 n bytes, with n elements: every element rendered its path
+    // (copying the name) while encoding, n x 100 n bytes.
+    scaling::assert_linear(
+        "dynamic encode, long array name",
+        500,
+        |n| {
+            let name = "a".repeat(100 * n);
+            let def = def_runtime::tera::dynamic::Definition::from_text(
+                "S_LONG.1.def",
+                &format!("array {name}\n- int32 x\n"),
+                def_parser::Mode::Compatible,
+            )
+            .expect("compiles");
+            let items: Vec<serde_json::Value> =
+                (0..n).map(|i| serde_json::json!({ "x": i })).collect();
+            (def, serde_json::json!({ name: items }))
+        },
+        |(def, value)| {
+            def.encode(value, 1, Default::default(), Default::default())
+                .expect("encodes");
+        },
+    );
+}
+
 /// A key of each type that had no value hash, number `i`.
 fn keys() -> Vec<Key> {
     use godot::*;
