@@ -136,3 +136,14 @@ fn json_error_paths_name_the_place() {
         "field `items`: expected an array, got 5"
     );
 }
+
+#[test]
+fn godot_typed_json_errors_clip_keys_and_values() {
+    let big = "v".repeat(1 << 20);
+    let text = format!(r#"{{"type": "int", "value": "{big}"}}"#);
+    let e = def_runtime::godot::json::from_json_str(&text)
+        .expect_err("not an integer")
+        .to_string();
+    assert!(e.contains("…("), "{}", &e[..200.min(e.len())]);
+    assert!(e.len() < 700, "{} bytes of message", e.len());
+}

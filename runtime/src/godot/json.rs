@@ -38,10 +38,11 @@
 use serde_json::{Map, Value, json};
 
 use super::value::*;
+use crate::clip::{self, Clip};
 
 /// A JSON document that is not a valid typed Variant, with the path to the offending part.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at {path}: {message}")]
+#[error("at {}: {}", Clip(path, clip::TEXT), Clip(message, clip::TEXT))]
 pub struct JsonError {
     /// JSON-pointer-like location (`/value/3/1`).
     pub path: String,

@@ -193,7 +193,7 @@ pub enum NbtError {
         message: String,
     },
     /// A JSON dump does not parse or does not describe NBT.
-    #[error("JSON dump at byte {offset}: {message}")]
+    #[error("JSON dump at byte {offset}: {}", Clip(message, clip::TEXT))]
     Json {
         /// Byte offset in the JSON text.
         offset: usize,
@@ -201,7 +201,7 @@ pub enum NbtError {
         message: String,
     },
     /// A serde (de)serialisation failed (feature `serde`).
-    #[error("serde: {0}")]
+    #[error("serde: {}", Clip(.0, clip::TEXT))]
     Serde(String),
     /// An I/O error from a reader or writer.
     #[error("I/O: {0}")]
