@@ -6,8 +6,11 @@ use core::fmt;
 /// Longest name or key shown whole in a message, in bytes.
 pub(crate) const NAME: usize = 96;
 
-/// Longest message part (a JSON value, a path of several names) shown whole, in bytes.
+/// Longest message part (a JSON value, a message quoting one) shown whole, in bytes.
 pub(crate) const TEXT: usize = 256;
+
+/// Longest path of several names shown whole, in bytes.
+pub(crate) const PATH: usize = 256;
 
 /// Displays `.0` whole if it has at most `.1` bytes, else its first `.1` bytes (cut at a
 /// character boundary) and `…(N bytes)`.

@@ -42,7 +42,7 @@ use crate::clip::{self, Clip};
 
 /// A JSON document that is not a valid typed Variant, with the path to the offending part.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at {}: {}", Clip(path, clip::TEXT), Clip(message, clip::TEXT))]
+#[error("at {}: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
 pub struct JsonError {
     /// JSON-pointer-like location (`/value/3/1`).
     pub path: String,

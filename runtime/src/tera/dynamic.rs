@@ -32,7 +32,7 @@ pub enum Missing {
 #[non_exhaustive]
 pub enum JsonError {
     /// A value is missing, of the wrong kind, or out of range.
-    #[error("field `{}`: {}", Clip(path, clip::TEXT), Clip(message, clip::TEXT))]
+    #[error("field `{}`: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
     Value {
         /// Field path (`servants[2].name`).
         path: String,

@@ -246,7 +246,7 @@ impl fmt::Display for DecodeError {
             write!(f, "{} v{v}: ", Clip(n, clip::NAME))?;
         }
         if !self.0.path.is_empty() {
-            write!(f, "field `{}`: ", Clip(&self.path(), clip::TEXT))?;
+            write!(f, "field `{}`: ", Clip(&self.path(), clip::PATH))?;
         }
         write!(f, "at {:#x}: {}", self.0.offset, self.0.kind)
     }
