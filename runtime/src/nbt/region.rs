@@ -13,8 +13,8 @@ use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
 
-/// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks (a
-/// full region of real chunks is some 100–300 MiB).
+/// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks
+/// (1 024 real chunks of some 100–300 KiB each make 100–300 MiB).
 pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
 
 /// Why a chunk slot could not be read (or `Ok`).
