@@ -273,7 +273,11 @@ impl DictFill {
             }
         };
         match existing {
-            Some(j) => entries[j].1 = value,
+            // The engine keeps the first key and the last value; what goes may nest deeply.
+            Some(j) => {
+                let old = std::mem::replace(&mut entries[j].1, value);
+                deeper(move || drop((key, old)));
+            }
             None => entries.push((key, value)),
         }
     }

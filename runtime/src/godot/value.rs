@@ -895,7 +895,8 @@ fn key_eq_one<'v>(
         }
         (V::Dictionary(_), V::Dictionary(_)) if g3 => false,
         (V::Dictionary(x), V::Dictionary(y)) => {
-            x.entries.len() == y.entries.len() && same_entries(&x.entries, &y.entries, version)
+            x.entries.len() == y.entries.len()
+                && deeper(|| same_entries(&x.entries, &y.entries, version))
         }
         (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
             if !g3 || a.variant_type() == b.variant_type() =>
@@ -954,6 +955,15 @@ fn key_eq_one<'v>(
         (V::Object(Object::Full(_)), _) | (_, V::Object(Object::Full(_))) => false,
         _ => a == b,
     }
+}
+
+/// Runs one level of the recursion through Dictionary keys (hashing and comparing a Godot 4
+/// Dictionary recurse into its entries, up to the decoder's 1 024 levels), switching to a fresh
+/// heap-allocated stack segment when less than 64 KiB is left: 1 000 nested Dictionary keys of
+/// 17 entries each overflowed a 64 KiB thread stack. A few instructions when there is room.
+/// The decoder drops a duplicate key, or a replaced value, through it too (dropping recurses).
+pub(crate) fn deeper<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 << 10, 1 << 20, f)
 }
 
 /// Whether every entry of `x` has an equal entry (key and value) in `y`. Entries of `y` are
@@ -1065,10 +1075,12 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             Variant::Dictionary(d) => {
                 d.entries.len().hash(&mut h);
                 if version == Version::Godot4 {
-                    let sum = d.entries.iter().fold(0u64, |acc, (k, v)| {
-                        acc.wrapping_add(
-                            key_hash(k, version) ^ key_hash(v, version).rotate_left(17),
-                        )
+                    let sum = deeper(|| {
+                        d.entries.iter().fold(0u64, |acc, (k, v)| {
+                            acc.wrapping_add(
+                                key_hash(k, version) ^ key_hash(v, version).rotate_left(17),
+                            )
+                        })
                     });
                     sum.hash(&mut h);
                 }
