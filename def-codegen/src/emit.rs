@@ -166,6 +166,9 @@ fn scalar_ty(rt: &TokenStream, s: Scalar) -> TokenStream {
     }
 }
 
+/// The most terms of `level_len` written as one sum; more are added up one statement each.
+const MAX_SUM_TERMS: usize = 32;
+
 /// Per-level naming: the access path and decode local of each slot.
 struct Names {
     /// For each slot: the access path from `self` (field idents).
@@ -470,8 +473,17 @@ impl Gen<'_> {
         let is_fixed = level.is_fixed_size();
         let len_expr = if is_fixed {
             quote!(#fixed_size)
-        } else {
+        } else if len.len() <= MAX_SUM_TERMS {
             quote!(#(#len)+*)
+        } else {
+            // `a + b + ...` nests one level per term: prettyplease (and rustc) recurse that deep
+            // and overflow the stack at some tens of thousands of variable fields.
+            let (first, rest) = (&len[0], &len[1..]);
+            quote!({
+                let mut __n: usize = #first;
+                #(__n += #rest;)*
+                __n
+            })
         };
         let uses_w = !level.steps.is_empty();
         let w_arg = if uses_w { quote!(__w) } else { quote!(_w) };

@@ -259,14 +259,18 @@ impl Resolver<'_> {
         }
     }
 
-    /// Builds the member tree of one level (objects inline) and assigns slots.
-    fn members(
+    /// Builds the member tree of one level (objects inline) and assigns slots. `list` is the
+    /// [`Names`] number of `out`.
+    #[allow(clippy::too_many_arguments)]
+    fn members<'n>(
         &mut self,
-        nodes: &[Node],
+        nodes: &'n [Node],
+        list: usize,
         prefix: &[usize],
         out: &mut Vec<Member>,
         slots: &mut Vec<SlotInfo>,
         node_slot: &mut HashMap<*const Node, usize>,
+        names: &mut Names<'n>,
     ) {
         for n in nodes {
             let NodeKind::Field {
@@ -275,7 +279,7 @@ impl Resolver<'_> {
             else {
                 continue;
             };
-            let existing = out.iter().position(|m| m.name == n.name.text);
+            let existing = names.find(list, &n.name.text);
             match (ty, existing) {
                 (FieldType::Object, Some(i)) => {
                     let decl = self.decl(n);
@@ -288,7 +292,16 @@ impl Resolver<'_> {
                         else {
                             unreachable!()
                         };
-                        self.members(&n.children, &path, &mut inner, slots, node_slot);
+                        let inner_list = names.objects[&(list, i)];
+                        self.members(
+                            &n.children,
+                            inner_list,
+                            &path,
+                            &mut inner,
+                            slots,
+                            node_slot,
+                            names,
+                        );
                         out[i].kind = MemberKind::Object(inner);
                     } else {
                         self.diag(
@@ -336,12 +349,22 @@ impl Resolver<'_> {
                 }
                 (_, None) => {
                     let index = out.len();
+                    names.index.insert((list, &n.name.text), index);
                     let mut path = prefix.to_vec();
                     path.push(index);
                     let kind = match ty {
                         FieldType::Object => {
+                            let inner_list = names.new_object(list, index);
                             let mut inner = Vec::new();
-                            self.members(&n.children, &path, &mut inner, slots, node_slot);
+                            self.members(
+                                &n.children,
+                                inner_list,
+                                &path,
+                                &mut inner,
+                                slots,
+                                node_slot,
+                                names,
+                            );
                             MemberKind::Object(inner)
                         }
                         FieldType::Scalar(s) => MemberKind::Scalar(s),
@@ -373,15 +396,22 @@ impl Resolver<'_> {
         }
     }
 
-    /// Resolves the dotted path of a ref line to the slot of a variable field of the level.
-    fn ref_target(&self, members: &[Member], path: &str) -> Option<(usize, MetaKind)> {
-        let mut members = members;
-        let parts: Vec<&str> = path.split('.').collect();
-        for (k, part) in parts.iter().enumerate() {
-            let m = members.iter().find(|m| m.name == *part)?;
-            let last = k + 1 == parts.len();
+    /// Resolves the dotted path of a ref line, from the member list `list`, to the slot of a
+    /// variable field of the level. One hash look-up per part of the path.
+    fn ref_target(
+        members: &[Member],
+        names: &Names<'_>,
+        list: usize,
+        path: &str,
+    ) -> Option<(usize, MetaKind)> {
+        let mut list = list;
+        let mut parts = path.split('.').peekable();
+        while let Some(part) = parts.next() {
+            let i = names.find(list, part)?;
+            let m = names.member(members, list, i);
+            let last = parts.peek().is_none();
             match (&m.kind, last) {
-                (MemberKind::Object(inner), false) => members = inner,
+                (MemberKind::Object(_), false) => list = names.objects[&(list, i)],
                 (MemberKind::String, true) => return Some((m.slots[0], MetaKind::String)),
                 (MemberKind::Bytes, true) => return Some((m.slots[0], MetaKind::Bytes)),
                 (MemberKind::Array(_) | MemberKind::ArrayOf(_), true) => {
@@ -397,7 +427,16 @@ impl Resolver<'_> {
         let mut members = Vec::new();
         let mut slots = Vec::new();
         let mut node_slot = HashMap::new();
-        self.members(nodes, &[], &mut members, &mut slots, &mut node_slot);
+        let mut names = Names::default();
+        self.members(
+            nodes,
+            Names::ROOT,
+            &[],
+            &mut members,
+            &mut slots,
+            &mut node_slot,
+            &mut names,
+        );
 
         // Wire order: a flat list of pieces, then grouped into steps.
         enum Piece {
@@ -438,7 +477,10 @@ impl Resolver<'_> {
         let mut placed: HashSet<usize> = HashSet::new();
         let mut written: HashSet<usize> = HashSet::new();
         let mut stack: Vec<std::slice::Iter<Node>> = vec![nodes.iter()];
-        let mut scope: Vec<String> = Vec::new();
+        // The enclosing objects, each as the member list its dotted name leads to from the
+        // level (`None` if it leads to no object): a ref inside them first tries the path
+        // `object.names.ref`, read as one dotted path from the level, then its own text alone.
+        let mut scope: Vec<Option<usize>> = Vec::new();
         while let Some(top) = stack.last_mut() {
             let Some(n) = top.next() else {
                 stack.pop();
@@ -448,15 +490,12 @@ impl Resolver<'_> {
             match n.kind {
                 NodeKind::Ref { .. } => {
                     // A ref inside an object may name its field relative to the object.
-                    let prefixed = if scope.is_empty() {
-                        None
-                    } else {
-                        Some(format!("{}.{}", scope.join("."), n.name.text))
-                    };
-                    let target = prefixed
-                        .as_deref()
-                        .and_then(|p| self.ref_target(&members, p))
-                        .or_else(|| self.ref_target(&members, &n.name.text));
+                    let relative =
+                        scope.last().copied().flatten().and_then(|list| {
+                            Self::ref_target(&members, &names, list, &n.name.text)
+                        });
+                    let target = relative
+                        .or_else(|| Self::ref_target(&members, &names, Names::ROOT, &n.name.text));
                     match target {
                         None => self.diag(
                             Severity::Error,
@@ -480,7 +519,12 @@ impl Resolver<'_> {
                     ty, interleaved, ..
                 } => {
                     if ty == FieldType::Object {
-                        scope.push(n.name.text.clone());
+                        let outer = match scope.last() {
+                            Some(list) => *list,
+                            None => Some(Names::ROOT),
+                        };
+                        scope
+                            .push(outer.and_then(|l| names.object_path(&members, l, &n.name.text)));
                         stack.push(n.children.iter());
                         continue;
                     }
@@ -565,6 +609,64 @@ impl Resolver<'_> {
             slots,
             fixed_size,
         }
+    }
+}
+
+/// The names of one level's member lists, for look-ups in constant time: the level itself is
+/// list [`Names::ROOT`], each object member gets a number of its own.
+#[derive(Default)]
+struct Names<'n> {
+    /// (list, name) to the member's index in that list.
+    index: HashMap<(usize, &'n str), usize>,
+    /// (list, index of an object member) to the object's own list.
+    objects: HashMap<(usize, usize), usize>,
+    /// (list) to the path of member indices that leads to it from the level.
+    paths: Vec<Vec<usize>>,
+}
+
+impl<'n> Names<'n> {
+    const ROOT: usize = 0;
+
+    fn find(&self, list: usize, name: &str) -> Option<usize> {
+        self.index.get(&(list, name)).copied()
+    }
+
+    /// Numbers the list of the new object member `index` of `list`.
+    fn new_object(&mut self, list: usize, index: usize) -> usize {
+        if self.paths.is_empty() {
+            self.paths.push(Vec::new());
+        }
+        let mut path = self.paths[list].clone();
+        path.push(index);
+        self.paths.push(path);
+        let id = self.paths.len() - 1;
+        self.objects.insert((list, index), id);
+        id
+    }
+
+    /// Member `i` of `list`, found through the objects on the list's path.
+    fn member<'m>(&self, members: &'m [Member], list: usize, i: usize) -> &'m Member {
+        let mut ms = members;
+        for &k in self.paths.get(list).map_or(&[][..], Vec::as_slice) {
+            match &ms[k].kind {
+                MemberKind::Object(inner) => ms = inner,
+                _ => unreachable!("list paths go through objects only"),
+            }
+        }
+        &ms[i]
+    }
+
+    /// The list that the dotted `path` leads to from `list`, if every part names an object.
+    fn object_path(&self, members: &[Member], list: usize, path: &str) -> Option<usize> {
+        let mut list = list;
+        for part in path.split('.') {
+            let i = self.find(list, part)?;
+            match self.member(members, list, i).kind {
+                MemberKind::Object(_) => list = self.objects[&(list, i)],
+                _ => return None,
+            }
+        }
+        Some(list)
     }
 }
 

@@ -209,7 +209,13 @@ fn dump_cmd(
             }
             return Ok(());
         }
-        return emit(&r.to_json());
+        // Streamed, as below.
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        return r
+            .write_json(&mut out)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush())
+            .map_err(|e| format!("stdout: {e}"));
     }
     let f = NbtFile::read(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
     if f.trailing > 0 {
@@ -224,7 +230,12 @@ fn dump_cmd(
         }
         return Ok(());
     }
-    emit(&dump::file_to_json(&f, meta))
+    // Streamed: the dump of a large array is 2–4 times its size in text.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    dump::write_file_json(&f, meta, &mut out)
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("stdout: {e}"))
 }
 
 /// How `encode` stores its result.

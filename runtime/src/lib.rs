@@ -173,6 +173,8 @@
 
 extern crate alloc;
 
+mod clip;
+
 pub mod tera;
 
 pub use tera::{
@@ -199,6 +201,12 @@ pub mod __private {
     pub use ::core;
     #[cfg(feature = "serde")]
     pub use ::serde;
+
+    /// The Godot dictionary-key hash, for the tests that check it spreads every key type.
+    #[cfg(feature = "godot")]
+    pub fn godot_key_hash(v: &crate::godot::Variant, version: crate::godot::Version) -> u64 {
+        crate::godot::value::key_hash(v, version)
+    }
 }
 
 #[cfg(feature = "godot")]

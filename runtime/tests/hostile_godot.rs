@@ -130,3 +130,40 @@ fn invalid_utf8_in_strings_names_and_keys() {
         assert_eq!(e.offset(), 16, "{e}");
     }
 }
+
+#[test]
+fn dictionary_keys_nested_300_deep_with_an_index_at_every_level_fit_a_small_stack() {
+    // Each level: the deeper Dictionary as its first key, then 16 more keys, so that every
+    // level builds its key-hash index and hashes the whole chain below (the hash recurses
+    // through Dictionary entries). Two equal chains as keys also compare recursively.
+    use def_runtime::godot::{DecodeOptions, EncodeOptions, Variant, Version, decode, encode};
+    let mut v = Variant::Int(7);
+    for _ in 0..300 {
+        let mut e = vec![(v, Variant::Nil)];
+        e.extend((0..16).map(|i| (Variant::Int(i), Variant::Nil)));
+        v = Variant::dictionary(e);
+    }
+    let mut top = vec![(v.clone(), Variant::Int(1)), (v, Variant::Int(2))];
+    top.extend((0..16).map(|i| (Variant::Int(100 + i), Variant::Nil)));
+    let bytes = encode(
+        &Variant::dictionary(top),
+        &EncodeOptions::new(Version::Godot4),
+    )
+    .expect("encodes");
+    let got = std::thread::Builder::new()
+        .stack_size(64 << 10)
+        .spawn(move || {
+            // The value goes back to the main thread to be dropped (dropping recurses).
+            decode(&bytes, &DecodeOptions::new(Version::Godot4))
+                .expect("decodes")
+                .0
+        })
+        .expect("thread")
+        .join()
+        .expect("no stack overflow");
+    let Variant::Dictionary(d) = &got else {
+        panic!("a dictionary")
+    };
+    // The two equal chains are one key, the later value kept.
+    assert_eq!((d.entries.len(), &d.entries[0].1), (17, &Variant::Int(2)));
+}

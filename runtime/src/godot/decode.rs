@@ -212,11 +212,38 @@ enum Open {
 
 struct DictFill {
     dict: Box<Dictionary>,
-    /// Key hash → entry indices, built once the dictionary is big enough for it to pay.
-    index: Option<HashMap<u64, Vec<usize>>>,
+    /// Key hash → the last entry with that hash, built once the dictionary is big enough for it
+    /// to pay; entries of one hash are chained through [`Index::next`].
+    index: Option<Index>,
     count: usize,
     read: usize,
     key: Option<Variant>,
+}
+
+/// Entry indices by key hash: the last entry of each hash, and for every entry the one before
+/// it with the same hash (one map entry and one word per key, no list per hash).
+#[derive(Default)]
+struct Index {
+    last: HashMap<u64, usize>,
+    next: Vec<usize>,
+}
+
+impl Index {
+    const NONE: usize = usize::MAX;
+
+    /// Records entry `j` (the next one) under `hash`.
+    fn add(&mut self, hash: u64, j: usize) {
+        debug_assert_eq!(j, self.next.len());
+        let before = self.last.insert(hash, j).unwrap_or(Self::NONE);
+        self.next.push(before);
+    }
+
+    /// The entries recorded under `hash`, latest first.
+    fn chain(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
+        let some = |j: usize| (j != Self::NONE).then_some(j);
+        let first = self.last.get(&hash).copied().and_then(some);
+        std::iter::successors(first, move |&j| some(self.next[j]))
+    }
 }
 
 impl DictFill {
@@ -224,30 +251,33 @@ impl DictFill {
     fn insert(&mut self, key: Variant, value: Variant, version: Version) {
         let entries = &mut self.dict.entries;
         if entries.len() >= 16 && self.index.is_none() {
-            let mut map: HashMap<u64, Vec<usize>> = HashMap::new();
+            let mut index = Index::default();
             for (j, (k, _)) in entries.iter().enumerate() {
-                map.entry(key_hash(k, version)).or_default().push(j);
+                index.add(key_hash(k, version), j);
             }
-            self.index = Some(map);
+            self.index = Some(index);
         }
         let existing = match &mut self.index {
             None => entries
                 .iter()
                 .position(|(k, _)| k.godot_key_eq(&key, version)),
-            Some(map) => {
-                let slot = map.entry(key_hash(&key, version)).or_default();
-                let found = slot
-                    .iter()
-                    .copied()
+            Some(index) => {
+                let hash = key_hash(&key, version);
+                let found = index
+                    .chain(hash)
                     .find(|&j| entries[j].0.godot_key_eq(&key, version));
                 if found.is_none() {
-                    slot.push(entries.len());
+                    index.add(hash, entries.len());
                 }
                 found
             }
         };
         match existing {
-            Some(j) => entries[j].1 = value,
+            // The engine keeps the first key and the last value; what goes may nest deeply.
+            Some(j) => {
+                let old = std::mem::replace(&mut entries[j].1, value);
+                deeper(move || drop((key, old)));
+            }
             None => entries.push((key, value)),
         }
     }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::clip::{self, Clip};
+
 use super::value::{VariantType, Version};
 
 /// The engine's `Error` code for a refusal (what `decode_variant` returns).
@@ -57,9 +59,9 @@ impl fmt::Display for PathSegment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PathSegment::Index(i) => write!(f, "[{i}]"),
-            PathSegment::Key(k) => write!(f, "[{k}]"),
+            PathSegment::Key(k) => write!(f, "[{}]", Clip(k, clip::NAME)),
             PathSegment::KeyAt(i) => write!(f, "{{key {i}}}"),
-            PathSegment::Property(p) => write!(f, ".{p}"),
+            PathSegment::Property(p) => write!(f, ".{}", Clip(p, clip::NAME)),
             PathSegment::Part(p) => write!(f, "<{p}>"),
         }
     }
@@ -175,13 +177,16 @@ pub enum DecodeErrorKind {
     #[error("full object refused: objects are not allowed (allow_objects = false)")]
     ObjectsNotAllowed,
     /// A full object of a class the caller's class check refused.
-    #[error("class `{class}` is not available")]
+    #[error("class `{}` is not available", Clip(class, clip::NAME))]
     ClassUnavailable {
         /// The class name.
         class: String,
     },
     /// Godot 4: a full object's `script` property is neither NIL nor a `res://` path String.
-    #[error("object `script` property must be NIL or a res:// path, found {found}")]
+    #[error(
+        "object `script` property must be NIL or a res:// path, found {}",
+        Clip(found, clip::NAME)
+    )]
     InvalidScript {
         /// What was found.
         found: String,
@@ -193,7 +198,10 @@ pub enum DecodeErrorKind {
         id: u32,
     },
     /// Godot 4: a script-typed container's path does not start with `res://` (objects allowed).
-    #[error("typed container script path `{path}` does not start with res://")]
+    #[error(
+        "typed container script path `{}` does not start with res://",
+        Clip(path, clip::NAME)
+    )]
     InvalidScriptPath {
         /// The path read.
         path: String,

@@ -195,15 +195,52 @@ pub fn to_base64(value: &Variant, options: &EncodeOptions) -> Result<String, Enc
 
 /// `Marshalls.base64_to_variant(text, allow_objects)`: standard alphabet with padding.
 pub fn from_base64(text: &str, options: &DecodeOptions) -> Result<Variant, FrameError> {
+    let trimmed = text.trim();
+    let lead = text.len() - text.trim_start().len();
     let bytes = base64::engine::general_purpose::STANDARD
-        .decode(text.trim())
-        .map_err(|e| FrameError::Base64(e.to_string()))?;
+        .decode(trimmed)
+        .map_err(|e| FrameError::Base64(base64_error(e, lead, trimmed.len())))?;
     decode(&bytes, options)
         .map(|(v, _)| v)
         .map_err(|error| FrameError::Decode {
             frame_offset: 0,
             error,
         })
+}
+
+/// What is wrong with base64 text, with the byte offset in the caller's text (`lead` bytes of
+/// white space were trimmed before the `len` bytes decoded).
+fn base64_error(e: base64::DecodeError, lead: usize, len: usize) -> String {
+    use base64::DecodeError as E;
+    let shown = |b: u8| {
+        if b.is_ascii_graphic() {
+            format!("'{}'", b as char)
+        } else {
+            format!("byte 0x{b:02x}")
+        }
+    };
+    match e {
+        E::InvalidByte(at, b) => {
+            format!(
+                "at byte {}: {} is not a base64 character",
+                lead + at,
+                shown(b)
+            )
+        }
+        E::InvalidLastSymbol(at, b) => format!(
+            "at byte {}: last symbol {} leaves bits set that must be zero",
+            lead + at,
+            shown(b)
+        ),
+        E::InvalidLength(n) => format!(
+            "at byte {}: the text ends inside a 4-character group ({n} base64 characters)",
+            lead + len
+        ),
+        E::InvalidPadding => format!(
+            "at byte {}: the text does not end with the `=` padding it needs",
+            lead + len
+        ),
+    }
 }
 
 /// Incremental reader of length-prefixed frames (`StreamPeer`, `File`, `PacketPeerStream`).

@@ -38,10 +38,11 @@
 use serde_json::{Map, Value, json};
 
 use super::value::*;
+use crate::clip::{self, Clip};
 
 /// A JSON document that is not a valid typed Variant, with the path to the offending part.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at {path}: {message}")]
+#[error("at {}: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
 pub struct JsonError {
     /// JSON-pointer-like location (`/value/3/1`).
     pub path: String,
@@ -49,7 +50,9 @@ pub struct JsonError {
     pub message: String,
 }
 
-/// Converts a value to its typed JSON form.
+/// Converts a value to its typed JSON form. The tree takes up to about 145 times the value's
+/// wire size (a `serde_json` object for every 4-byte Nil); to write the text, serialize
+/// [`Typed`] instead, which holds one scalar value at a time.
 pub fn to_json(v: &Variant) -> Value {
     let ty = v.variant_type().name();
     let value = match v {
@@ -141,6 +144,121 @@ pub fn to_json(v: &Variant) -> Value {
     json!({ "type": ty, "value": value })
 }
 
+/// The typed JSON form of a value, written as it is serialized: `serde_json::to_writer(w,
+/// &Typed(&v))` gives the same text as `to_json(&v)` without building the JSON tree.
+///
+/// Memory: [`to_json`] builds a `serde_json::Value` per value, up to about 145 times the size of
+/// the wire bytes (a `{"type": "Nil"}` object for every 4-byte Nil); this writes containers and
+/// packed arrays element by element, so that beside the [`Variant`] (at most 40 times its wire
+/// size, see docs/reliability.md) it holds only the JSON of one scalar value at a time and the
+/// serializer's stack, one frame per nesting level (at most [`super::MAX_DEPTH`]). The text
+/// itself is at most about 8 bytes per wire byte (`{"type":"Nil"}` for 4 bytes).
+#[derive(Debug, Clone, Copy)]
+pub struct Typed<'v>(pub &'v Variant);
+
+impl serde::Serialize for Typed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let v = self.0;
+        let ty = v.variant_type().name();
+        // Containers and packed arrays: their elements one at a time. Other values are small.
+        let typed = |t: &ContainerType| usize::from(*t != ContainerType::Untyped);
+        let count = match v {
+            Variant::Array(a) => 2 + typed(&a.element_type),
+            Variant::Dictionary(d) => 2 + typed(&d.key_type) + typed(&d.value_type),
+            Variant::Object(Object::Full(_))
+            | Variant::PackedInt32Array(_)
+            | Variant::PackedInt64Array(_)
+            | Variant::PackedFloat32Array(_)
+            | Variant::PackedFloat64Array(_)
+            | Variant::PackedStringArray(_)
+            | Variant::PackedVector2Array(_)
+            | Variant::PackedVector3Array(_)
+            | Variant::PackedVector4Array(_)
+            | Variant::PackedColorArray(_) => 2,
+            _ => return to_json(v).serialize(s),
+        };
+        let mut m = s.serialize_map(Some(count))?;
+        m.serialize_entry("type", ty)?;
+        match v {
+            Variant::Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.items.iter().map(Typed)))?;
+                if let Some(t) = container_json(&a.element_type) {
+                    m.serialize_entry("element_type", &t)?;
+                }
+            }
+            Variant::Dictionary(d) => {
+                let pairs = || d.entries.iter().map(|(k, v)| (Typed(k), Typed(v)));
+                m.serialize_entry("value", &Seq(pairs))?;
+                if let Some(t) = container_json(&d.key_type) {
+                    m.serialize_entry("key_type", &t)?;
+                }
+                if let Some(t) = container_json(&d.value_type) {
+                    m.serialize_entry("value_type", &t)?;
+                }
+            }
+            Variant::Object(Object::Full(o)) => {
+                m.serialize_entry("value", &FullObjectJson(o))?;
+            }
+            Variant::PackedInt32Array(a) => m.serialize_entry("value", a)?,
+            Variant::PackedInt64Array(a) => m.serialize_entry("value", a)?,
+            Variant::PackedStringArray(a) => m.serialize_entry("value", a)?,
+            Variant::PackedFloat32Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(|f| f32_json(*f))))?
+            }
+            Variant::PackedFloat64Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(|f| f64_json(*f))))?
+            }
+            Variant::PackedVector2Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(|x| reals(&x.to_array()))))?
+            }
+            Variant::PackedVector3Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(|x| reals(&x.to_array()))))?
+            }
+            Variant::PackedVector4Array(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(|x| reals(&x.to_array()))))?
+            }
+            Variant::PackedColorArray(a) => m.serialize_entry(
+                "value",
+                &Seq(|| {
+                    a.iter()
+                        .map(|c| Value::Array(c.to_array().iter().map(|f| f32_json(*f)).collect()))
+                }),
+            )?,
+            _ => unreachable!("only the types counted above"),
+        }
+        m.end()
+    }
+}
+
+/// A JSON array made from an iterator, element by element.
+struct Seq<F>(F);
+
+impl<F, I> serde::Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: serde::Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
+/// `{"class": …, "properties": [[name, value], …]}`, as [`to_json`] writes a full object.
+struct FullObjectJson<'v>(&'v FullObject);
+
+impl serde::Serialize for FullObjectJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("class", &self.0.class)?;
+        let props = || self.0.properties.iter().map(|(n, v)| (n, Typed(v)));
+        m.serialize_entry("properties", &Seq(props))?;
+        m.end()
+    }
+}
+
 fn container_json(t: &ContainerType) -> Option<Value> {
     match t {
         ContainerType::Untyped => None,
@@ -183,21 +301,29 @@ pub(crate) fn hex(b: &[u8]) -> String {
 }
 
 /// Parses hex digits (whitespace ignored) into bytes.
+///
+/// Errors name the byte offset in `text` (`at byte 7: 'g' is not a hex digit`).
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if !digits.len().is_multiple_of(2) {
-        return Err(format!("odd number of hex digits ({})", digits.len()));
+    let mut out = Vec::with_capacity(text.len() / 2);
+    let mut high: Option<(u8, usize)> = None;
+    for (at, c) in text.char_indices() {
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        let Some(d) = c.to_digit(16).map(|d| d as u8) else {
+            return Err(format!("at byte {at}: {c:?} is not a hex digit"));
+        };
+        match high.take() {
+            None => high = Some((d, at)),
+            Some((h, _)) => out.push(h << 4 | d),
+        }
     }
-    let nib = |c: u8| -> Result<u8, String> {
-        (c as char)
-            .to_digit(16)
-            .map(|d| d as u8)
-            .ok_or_else(|| format!("not a hex digit: {:?}", c as char))
-    };
-    digits
-        .chunks_exact(2)
-        .map(|p| Ok(nib(p[0])? << 4 | nib(p[1])?))
-        .collect()
+    match high {
+        Some((_, at)) => Err(format!(
+            "at byte {at}: odd number of hex digits (this last one has no pair)"
+        )),
+        None => Ok(out),
+    }
 }
 
 struct Ctx {

@@ -896,11 +896,7 @@ fn key_eq_one<'v>(
         (V::Dictionary(_), V::Dictionary(_)) if g3 => false,
         (V::Dictionary(x), V::Dictionary(y)) => {
             x.entries.len() == y.entries.len()
-                && x.entries.iter().all(|(k, v)| {
-                    y.entries
-                        .iter()
-                        .any(|(k2, v2)| key_eq(k, k2, version) && key_eq(v, v2, version))
-                })
+                && deeper(|| same_entries(&x.entries, &y.entries, version))
         }
         (V::String(x) | V::StringName(x), V::String(y) | V::StringName(y))
             if !g3 || a.variant_type() == b.variant_type() =>
@@ -961,9 +957,40 @@ fn key_eq_one<'v>(
     }
 }
 
+/// Runs one level of the recursion through Dictionary keys (hashing and comparing a Godot 4
+/// Dictionary recurse into its entries, up to the decoder's 1 024 levels), switching to a fresh
+/// heap-allocated stack segment when less than 64 KiB is left: 1 000 nested Dictionary keys of
+/// 17 entries each overflowed a 64 KiB thread stack. A few instructions when there is room.
+/// The decoder drops a duplicate key, or a replaced value, through it too (dropping recurses).
+pub(crate) fn deeper<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(64 << 10, 1 << 20, f)
+}
+
+/// Whether every entry of `x` has an equal entry (key and value) in `y`. Entries of `y` are
+/// found by key hash, so that two large dictionaries compare in linear time.
+fn same_entries(x: &[(Variant, Variant)], y: &[(Variant, Variant)], version: Version) -> bool {
+    let matches = |(k, v): &(Variant, Variant), (k2, v2): &(Variant, Variant)| {
+        key_eq(k, k2, version) && key_eq(v, v2, version)
+    };
+    if y.len() <= 8 {
+        return x.iter().all(|e| y.iter().any(|e2| matches(e, e2)));
+    }
+    let mut by_hash: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
+    for (j, (k, _)) in y.iter().enumerate() {
+        by_hash.entry(key_hash(k, version)).or_default().push(j);
+    }
+    x.iter().all(|e| {
+        by_hash
+            .get(&key_hash(&e.0, version))
+            .is_some_and(|js| js.iter().any(|&j| matches(e, &y[j])))
+    })
+}
+
 /// A hash consistent with [`Variant::godot_key_eq`] (equal keys hash alike), used to collapse
-/// duplicate keys in linear time. Array contents are hashed without recursion; a Godot 4
-/// Dictionary adds an order-independent sum of its entries' hashes.
+/// duplicate keys in linear time. Every type hashes its value, not only its type (a dictionary of
+/// 160 000 Color keys, all in one bucket, took minutes); floats are hashed with 0.0 and -0.0
+/// merged and one NaN for all, the classes `godot_key_eq` puts together. Array contents are hashed
+/// without recursion; a Godot 4 Dictionary adds an order-independent sum of its entries' hashes.
 pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
     use std::hash::{Hash, Hasher};
     let fnorm = |x: f64| -> u64 {
@@ -997,6 +1024,46 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             Variant::Rect2i(x) => x.hash(&mut h),
             Variant::Vector2(x) => x.to_array().map(fnorm).hash(&mut h),
             Variant::Vector3(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Vector4(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Rect2(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Plane(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Quaternion(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Aabb(x) => x.to_array().map(fnorm).hash(&mut h),
+            Variant::Transform2D(x) => x.0.map(fnorm).hash(&mut h),
+            Variant::Basis(x) => x.0.map(fnorm).hash(&mut h),
+            Variant::Transform3D(x) => x.0.map(fnorm).hash(&mut h),
+            Variant::Projection(x) => x.0.map(fnorm).hash(&mut h),
+            // f32 to f64 keeps NaN, zero and every other value apart, so `fnorm` fits `feq32`.
+            Variant::Color(c) => c.to_array().map(|x| fnorm(x as f64)).hash(&mut h),
+            Variant::NodePath(p) => p.hash(&mut h),
+            Variant::Signal(s) => s.hash(&mut h),
+            // Godot 3 compares `PoolRealArray` keys with IEEE `==` (NaN is never equal): any
+            // hash suits NaN there, and `fnorm` merges 0.0 and -0.0 as both versions do.
+            Variant::PackedFloat32Array(a) => {
+                a.len().hash(&mut h);
+                a.iter().for_each(|x| fnorm(*x as f64).hash(&mut h));
+            }
+            Variant::PackedFloat64Array(a) => {
+                a.len().hash(&mut h);
+                a.iter().for_each(|x| fnorm(*x).hash(&mut h));
+            }
+            Variant::PackedVector2Array(a) => {
+                a.len().hash(&mut h);
+                a.iter().for_each(|v| v.to_array().map(fnorm).hash(&mut h));
+            }
+            Variant::PackedVector3Array(a) => {
+                a.len().hash(&mut h);
+                a.iter().for_each(|v| v.to_array().map(fnorm).hash(&mut h));
+            }
+            Variant::PackedVector4Array(a) => {
+                a.len().hash(&mut h);
+                a.iter().for_each(|v| v.to_array().map(fnorm).hash(&mut h));
+            }
+            Variant::PackedColorArray(a) => {
+                a.len().hash(&mut h);
+                a.iter()
+                    .for_each(|c| c.to_array().map(|x| fnorm(x as f64)).hash(&mut h));
+            }
             Variant::PackedByteArray(b) => b.hash(&mut h),
             Variant::PackedInt32Array(a) => a.hash(&mut h),
             Variant::PackedInt64Array(a) => a.hash(&mut h),
@@ -1008,10 +1075,12 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             Variant::Dictionary(d) => {
                 d.entries.len().hash(&mut h);
                 if version == Version::Godot4 {
-                    let sum = d.entries.iter().fold(0u64, |acc, (k, v)| {
-                        acc.wrapping_add(
-                            key_hash(k, version) ^ key_hash(v, version).rotate_left(17),
-                        )
+                    let sum = deeper(|| {
+                        d.entries.iter().fold(0u64, |acc, (k, v)| {
+                            acc.wrapping_add(
+                                key_hash(k, version) ^ key_hash(v, version).rotate_left(17),
+                            )
+                        })
                     });
                     sum.hash(&mut h);
                 }

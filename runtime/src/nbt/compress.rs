@@ -174,6 +174,12 @@ fn lz4_blocks(mut data: &[u8], limit: usize) -> Result<Decompressed> {
         if out.len() + dlen > limit {
             return Err(NbtError::DecompressLimit { limit });
         }
+        // An LZ4 sequence turns each input byte into at most 255 output bytes: a block that
+        // claims more than that is corrupt, and is refused before its output is allocated and
+        // zero-filled (a claimed 64 MiB from a few bytes, once per region slot, took minutes).
+        if dlen > clen.saturating_mul(255).saturating_add(16) {
+            return cut(out, "LZ4 block claims more than its data can hold");
+        }
         let body = &data[..clen];
         data = &data[clen..];
         match token & 0xF0 {

@@ -289,7 +289,65 @@ impl Parser<'_> {
 
 // ---------------------------------------------------------------- writing
 
-fn push_str_units(out: &mut String, units: impl IntoIterator<Item = u16>) {
+/// The text being written: kept whole (`sink` none), or handed to `sink` every 64 KiB.
+struct Out<'w> {
+    buf: String,
+    sink: Option<&'w mut dyn std::io::Write>,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> Out<'w> {
+    const PIECE: usize = 64 << 10;
+
+    fn new(sink: Option<&'w mut dyn std::io::Write>) -> Self {
+        Out {
+            buf: String::new(),
+            sink,
+            error: None,
+        }
+    }
+
+    fn push(&mut self, c: char) {
+        self.buf.push(c);
+        self.spill();
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.buf.push_str(s);
+        self.spill();
+    }
+
+    /// Hands a full piece to the sink (the first write error stops the writing).
+    fn spill(&mut self) {
+        if self.buf.len() >= Self::PIECE {
+            if let Some(w) = self.sink.as_mut() {
+                if self.error.is_none() {
+                    self.error = w.write_all(self.buf.as_bytes()).err();
+                }
+                self.buf.clear();
+            }
+        }
+    }
+
+    /// Writes the rest and says whether every write succeeded.
+    fn finish(mut self) -> std::io::Result<()> {
+        if let Some(w) = self.sink.as_mut() {
+            if self.error.is_none() {
+                self.error = w.write_all(self.buf.as_bytes()).err();
+            }
+        }
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl std::fmt::Write for Out<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+}
+
+fn push_str_units(out: &mut Out<'_>, units: impl IntoIterator<Item = u16>) {
     out.push('"');
     for u in units {
         match u {
@@ -307,7 +365,7 @@ fn push_str_units(out: &mut String, units: impl IntoIterator<Item = u16>) {
     out.push('"');
 }
 
-fn push_nbt_str(out: &mut String, s: &NbtString) {
+fn push_nbt_str(out: &mut Out<'_>, s: &NbtString) {
     let b = s.as_mutf8();
     if b.is_ascii() {
         push_str_units(out, b.iter().map(|&c| c as u16));
@@ -316,11 +374,11 @@ fn push_nbt_str(out: &mut String, s: &NbtString) {
     }
 }
 
-fn push_plain(out: &mut String, s: &str) {
+fn push_plain(out: &mut Out<'_>, s: &str) {
     push_str_units(out, s.encode_utf16());
 }
 
-fn push_f32(out: &mut String, v: f32) {
+fn push_f32(out: &mut Out<'_>, v: f32) {
     if v.is_finite() {
         let _ = write!(out, "{v:?}");
     } else {
@@ -328,7 +386,7 @@ fn push_f32(out: &mut String, v: f32) {
     }
 }
 
-fn push_f64(out: &mut String, v: f64) {
+fn push_f64(out: &mut Out<'_>, v: f64) {
     if v.is_finite() {
         let _ = write!(out, "{v:?}");
     } else {
@@ -336,7 +394,7 @@ fn push_f64(out: &mut String, v: f64) {
     }
 }
 
-fn push_nonfinite(out: &mut String, nan: bool, positive: bool, bits: &str) {
+fn push_nonfinite(out: &mut Out<'_>, nan: bool, positive: bool, bits: &str) {
     if nan {
         let _ = write!(out, "\"NaN\",\"bits\":\"{bits}\"");
     } else if positive {
@@ -346,7 +404,7 @@ fn push_nonfinite(out: &mut String, nan: bool, positive: bool, bits: &str) {
     }
 }
 
-fn push_ints<T: std::fmt::Display>(out: &mut String, v: &[T]) {
+fn push_ints<T: std::fmt::Display>(out: &mut Out<'_>, v: &[T]) {
     out.push('[');
     for (i, x) in v.iter().enumerate() {
         if i > 0 {
@@ -357,14 +415,7 @@ fn push_ints<T: std::fmt::Display>(out: &mut String, v: &[T]) {
     out.push(']');
 }
 
-/// Appends one node, `{"type":…,"value":…}`.
-fn push_node(out: &mut String, tag: &Tag) {
-    let _ = write!(out, "{{\"type\":\"{}\",\"value\":", tag.tag_type().name());
-    push_value(out, tag);
-    out.push('}');
-}
-
-fn push_value(out: &mut String, tag: &Tag) {
+fn push_value(out: &mut Out<'_>, tag: &Tag) {
     match tag {
         Tag::Byte(v) => {
             let _ = write!(out, "{v}");
@@ -392,7 +443,7 @@ fn push_value(out: &mut String, tag: &Tag) {
     }
 }
 
-fn push_compound(out: &mut String, c: &Compound) {
+fn push_compound(out: &mut Out<'_>, c: &Compound) {
     out.push('{');
     for (i, (k, v)) in c.entries().iter().enumerate() {
         if i > 0 {
@@ -406,22 +457,32 @@ fn push_compound(out: &mut String, c: &Compound) {
 }
 
 /// Like `push_node` but lists carry `element_type` before `value`.
-fn push_full_node(out: &mut String, tag: &Tag) {
+fn push_full_node(out: &mut Out<'_>, tag: &Tag) {
+    out.push('{');
+    push_node_fields(out, tag);
+}
+
+/// A node's members after its `{`, and the closing `}`.
+fn push_node_fields(out: &mut Out<'_>, tag: &Tag) {
     match tag {
         Tag::List(l) => {
             let _ = write!(
                 out,
-                "{{\"type\":\"list\",\"element_type\":\"{}\",\"value\":",
+                "\"type\":\"list\",\"element_type\":\"{}\",\"value\":",
                 l.element_type().name()
             );
             super::guard(0, || push_list_items(out, l));
             out.push('}');
         }
-        other => push_node(out, other),
+        other => {
+            let _ = write!(out, "\"type\":\"{}\",\"value\":", other.tag_type().name());
+            push_value(out, other);
+            out.push('}');
+        }
     }
 }
 
-fn push_list_items(out: &mut String, l: &List) {
+fn push_list_items(out: &mut Out<'_>, l: &List) {
     out.push('[');
     for (i, t) in l.iter().enumerate() {
         if i > 0 {
@@ -434,28 +495,53 @@ fn push_list_items(out: &mut String, l: &List) {
 
 /// `{"name":…,"type":…,"value":…}` (plus `element_type` for a list root) for one root.
 pub fn root_to_json(nbt: &Nbt) -> String {
-    let mut out = String::new();
-    push_root(&mut out, nbt);
-    out
+    let mut out = Out::new(None);
+    out.push('{');
+    push_root_fields(&mut out, nbt);
+    out.buf
 }
 
-fn push_root(out: &mut String, nbt: &Nbt) {
-    out.push_str("{\"name\":");
+/// The members of a root's object after its `{`: `"name":…,"type":…,"value":…}`.
+fn push_root_fields(out: &mut Out<'_>, nbt: &Nbt) {
+    out.push_str("\"name\":");
     match &nbt.name {
         Some(n) => push_nbt_str(out, n),
         None => out.push_str("null"),
     }
     out.push(',');
-    // Reuse the node writer and drop its opening brace.
-    let mut node = String::new();
-    push_full_node(&mut node, &nbt.tag);
-    out.push_str(&node[1..]);
+    push_node_fields(out, &nbt.tag);
 }
 
 /// The dump of a file: one root as `{name,type,value}`, several as `{"roots":[…]}`, with a
 /// `meta` object first when `meta` is true (compression, sizes, trailing bytes).
 pub fn file_to_json(file: &NbtFile, meta: bool) -> String {
-    let mut out = String::from("{");
+    let mut out = Out::new(None);
+    push_file(&mut out, file, meta);
+    out.buf
+}
+
+/// [`file_to_json`] written to `w` as it is made, in pieces of 64 KiB: the dump of a large
+/// array is some 2–4 bytes of text per byte of NBT, and is never held whole in memory.
+pub fn write_file_json(
+    file: &NbtFile,
+    meta: bool,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut out = Out::new(Some(w));
+    push_file(&mut out, file, meta);
+    out.finish()
+}
+
+/// [`root_to_json`] written to `w` as it is made.
+pub(crate) fn write_root_json(nbt: &Nbt, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = Out::new(Some(w));
+    out.push('{');
+    push_root_fields(&mut out, nbt);
+    out.finish()
+}
+
+fn push_file(out: &mut Out<'_>, file: &NbtFile, meta: bool) {
+    out.push('{');
     if meta {
         let _ = write!(
             out,
@@ -467,26 +553,25 @@ pub fn file_to_json(file: &NbtFile, meta: bool) -> String {
         );
     }
     if file.roots.len() == 1 {
-        let r = root_to_json(&file.roots[0]);
-        out.push_str(&r[1..]);
-        return out;
+        push_root_fields(out, &file.roots[0]);
+        return;
     }
     out.push_str("\"roots\":[");
     for (i, r) in file.roots.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_root(&mut out, r);
+        out.push('{');
+        push_root_fields(out, r);
     }
     out.push_str("]}");
-    out
 }
 
 /// JSON text of a string in dump form (UTF-16 escapes), for other dump writers.
 pub(crate) fn json_string(s: &str) -> String {
-    let mut out = String::new();
+    let mut out = Out::new(None);
     push_plain(&mut out, s);
-    out
+    out.buf
 }
 
 // ---------------------------------------------------------------- reading

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::clip::{self, Clip};
+
 /// One step of a [`TagPath`]: a compound key or a list index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PathSegment {
@@ -45,8 +47,8 @@ impl fmt::Display for TagPath {
                 continue;
             }
             match s {
-                PathSegment::Key(k) if i == 0 => write!(f, "{k}")?,
-                PathSegment::Key(k) => write!(f, ".{k}")?,
+                PathSegment::Key(k) if i == 0 => write!(f, "{}", Clip(k, clip::NAME))?,
+                PathSegment::Key(k) => write!(f, ".{}", Clip(k, clip::NAME))?,
                 PathSegment::Index(n) => write!(f, "[{n}]")?,
             }
         }
@@ -191,7 +193,7 @@ pub enum NbtError {
         message: String,
     },
     /// A JSON dump does not parse or does not describe NBT.
-    #[error("JSON dump at byte {offset}: {message}")]
+    #[error("JSON dump at byte {offset}: {}", Clip(message, clip::TEXT))]
     Json {
         /// Byte offset in the JSON text.
         offset: usize,
@@ -199,7 +201,7 @@ pub enum NbtError {
         message: String,
     },
     /// A serde (de)serialisation failed (feature `serde`).
-    #[error("serde: {0}")]
+    #[error("serde: {}", Clip(.0, clip::TEXT))]
     Serde(String),
     /// An I/O error from a reader or writer.
     #[error("I/O: {0}")]

@@ -76,14 +76,34 @@ pub fn has_bedrock_header(data: &[u8]) -> bool {
 impl NbtFile {
     /// Reads a file from its stored bytes.
     pub fn read(raw: &[u8], opts: &FileOptions) -> Result<NbtFile> {
+        Self::read_counted(raw, opts, &mut 0)
+    }
+
+    /// [`read`](Self::read), adding to `used` the bytes it decompressed (or `raw`'s length when
+    /// it is not compressed), whether or not the read succeeds: a failed decompression counts
+    /// what it produced (the whole limit when it hit the limit). Region files keep their
+    /// whole-file budget with it.
+    pub(crate) fn read_counted(
+        raw: &[u8],
+        opts: &FileOptions,
+        used: &mut usize,
+    ) -> Result<NbtFile> {
         let compression = opts.compression.unwrap_or_else(|| Compression::detect(raw));
         let (owned, complete, decomp_err);
         let data: &[u8] = if compression == Compression::None {
+            *used = used.saturating_add(raw.len());
             complete = true;
             decomp_err = None;
             raw
         } else {
-            let d = compress::decompress(raw, compression, opts.read.max_decompressed)?;
+            let d = compress::decompress(raw, compression, opts.read.max_decompressed);
+            let produced = match &d {
+                Ok(d) => d.data.len(),
+                Err(NbtError::DecompressLimit { limit }) => *limit,
+                Err(_) => 0,
+            };
+            *used = used.saturating_add(produced);
+            let d = d?;
             complete = d.complete;
             decomp_err = d.error;
             owned = d.data;

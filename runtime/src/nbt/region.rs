@@ -6,14 +6,16 @@
 //! custom; +128 = stored outside in a `.mcc` file) and the data. A slot that cannot be read
 //! is reported with its status instead of failing the whole file, as Minecraft skips it.
 
-use std::fmt::Write as _;
-
 use super::compress::Compression;
 use super::dump;
 use super::error::{NbtError, Result};
 use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
+
+/// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks
+/// (1 024 real chunks of some 100–300 KiB each make 100–300 MiB).
+pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
 
 /// Why a chunk slot could not be read (or `Ok`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -118,8 +120,18 @@ impl RegionFile {
         RegionFile::parse_with(data, &FileOptions::default())
     }
 
-    /// Parses a region file, decoding each chunk with `opts`.
+    /// Parses a region file, decoding each chunk with `opts`, within [`DEFAULT_REGION_BUDGET`].
     pub fn parse_with(data: &[u8], opts: &FileOptions) -> Result<RegionFile> {
+        RegionFile::parse_with_budget(data, opts, DEFAULT_REGION_BUDGET)
+    }
+
+    /// Parses a region file, decoding each chunk with `opts` (whose `max_decompressed` limits
+    /// each chunk) and at most `budget` bytes of NBT over the whole file: the decompressed size
+    /// of every chunk read, or its stored size if it is not compressed, failed reads included.
+    /// Slots may point at the same sectors, so without it 1024 slots sharing one bomb cost 1024
+    /// decompressions. Once the budget is spent, the remaining chunks get
+    /// [`ChunkStatus::Invalid`] with a message saying so.
+    pub fn parse_with_budget(data: &[u8], opts: &FileOptions, budget: usize) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
             return Err(NbtError::Region(format!(
                 "{} bytes is shorter than the 8 KiB header",
@@ -127,6 +139,7 @@ impl RegionFile {
             )));
         }
         let mut chunks = Vec::new();
+        let mut used = 0usize;
         for index in 0..1024 {
             let loc = be32(data, 4 * index);
             if loc == 0 {
@@ -166,10 +179,21 @@ impl RegionFile {
             } else if ch.compression_id & 0x80 != 0 {
                 ch.status = ChunkStatus::External;
             } else if let Some(c) = compression_of(ch.compression_id) {
-                ch.payload = data[start + 5..start + 4 + len].to_vec();
+                let stored = &data[start + 5..start + 4 + len];
+                let left = budget.saturating_sub(used);
+                if left == 0 || (c == Compression::None && stored.len() > left) {
+                    ch.status = ChunkStatus::Invalid(format!(
+                        "the region file's budget of {budget} bytes of NBT is spent \
+                         ({used} bytes read from earlier chunks)"
+                    ));
+                    chunks.push(ch);
+                    continue;
+                }
+                ch.payload = stored.to_vec();
                 let mut o = opts.clone();
                 o.compression = Some(c);
-                match NbtFile::read(&ch.payload, &o) {
+                o.read.max_decompressed = o.read.max_decompressed.min(left);
+                match NbtFile::read_counted(&ch.payload, &o, &mut used) {
                     Ok(f) => ch.nbt = Some(f),
                     Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
                 }
@@ -216,13 +240,22 @@ impl RegionFile {
     /// The dump form: `{"chunks":[{index,x,z,sector,sector_count,timestamp,length,
     /// compression_id,compression,stream_complete,status,decompressed_size,trailing_bytes,nbt}]}`.
     pub fn to_json(&self) -> String {
-        let mut out = String::from("{\"chunks\":[");
+        let mut out = Vec::new();
+        self.write_json(&mut out)
+            .expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("the dump is UTF-8")
+    }
+
+    /// [`to_json`](Self::to_json) written to `w` chunk by chunk, each chunk's NBT in pieces of
+    /// 64 KiB: the text (2–4 bytes per byte of a large array) is never held whole.
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        w.write_all(b"{\"chunks\":[")?;
         for (i, ch) in self.chunks.iter().enumerate() {
             if i > 0 {
-                out.push(',');
+                w.write_all(b",")?;
             }
-            let _ = write!(
-                out,
+            write!(
+                w,
                 "{{\"index\":{},\"x\":{},\"z\":{},\"sector\":{},\"sector_count\":{},\"timestamp\":{},\"length\":{},\"compression_id\":{}",
                 ch.index,
                 ch.x(),
@@ -232,32 +265,29 @@ impl RegionFile {
                 ch.timestamp,
                 ch.length,
                 ch.compression_id
-            );
+            )?;
             if let Some(c) = compression_of(ch.compression_id) {
-                let _ = write!(out, ",\"compression\":\"{}\"", c.name());
+                write!(w, ",\"compression\":\"{}\"", c.name())?;
             }
             match &ch.nbt {
                 Some(f) => {
-                    let _ = write!(
-                        out,
-                        ",\"stream_complete\":{},\"status\":\"ok\",\"decompressed_size\":{},\"trailing_bytes\":{},\"nbt\":{}",
-                        f.stream_complete,
-                        f.decompressed_size,
-                        f.trailing,
-                        dump::root_to_json(&f.roots[0])
-                    );
+                    write!(
+                        w,
+                        ",\"stream_complete\":{},\"status\":\"ok\",\"decompressed_size\":{},\"trailing_bytes\":{},\"nbt\":",
+                        f.stream_complete, f.decompressed_size, f.trailing,
+                    )?;
+                    dump::write_root_json(&f.roots[0], w)?;
                 }
                 None => {
-                    let _ = write!(out, ",\"status\":\"{}\"", ch.status.name());
+                    write!(w, ",\"status\":\"{}\"", ch.status.name())?;
                     if let ChunkStatus::Invalid(m) = &ch.status {
-                        let _ = write!(out, ",\"error\":{}", dump::json_string(m));
+                        write!(w, ",\"error\":{}", dump::json_string(m))?;
                     }
                 }
             }
-            out.push('}');
+            w.write_all(b"}")?;
         }
-        out.push_str("]}");
-        out
+        w.write_all(b"]}")
     }
 }
 

@@ -15,6 +15,7 @@ use super::error::{DecodeError, EncodeError};
 use super::json::{from_hex, to_hex};
 use super::values::{ANGLE_TO_RADIANS, Angle, Customize, SkillId, SkillId32, Vec3fa};
 use super::wire::{Chain, Fixed, Meta, Options, Reader, Slot, Writer};
+use crate::clip::{self, Clip};
 
 /// What the encoder does with a field that the JSON leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,7 +32,7 @@ pub enum Missing {
 #[non_exhaustive]
 pub enum JsonError {
     /// A value is missing, of the wrong kind, or out of range.
-    #[error("field `{path}`: {message}")]
+    #[error("field `{}`: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
     Value {
         /// Field path (`servants[2].name`).
         path: String,
@@ -101,18 +102,56 @@ impl Definition {
     ) -> Result<Vec<u8>, JsonError> {
         let obj = value
             .as_object()
-            .ok_or_else(|| err("", "expected a JSON object for the packet"))?;
+            .ok_or_else(|| err(&At::Root, "expected a JSON object for the packet"))?;
         let mut out = Vec::with_capacity(256);
         super::packet::encode_whole(opcode, opts, &mut out, |w| {
-            encode_level(&self.layout.root, obj, w, missing, "")
+            encode_level(&self.layout.root, obj, w, missing, &At::Root)
         })?;
         Ok(out)
     }
 }
 
-fn err(path: &str, message: impl Into<String>) -> JsonError {
+/// Where a JSON value belongs (`servants[2].name`), rendered only when there is an error: made
+/// for every value, the path text cost time proportional to the names above it (a field under
+/// an array with a name of a megabyte copied that megabyte for every element).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// The packet.
+    Root,
+    /// Member `.1` of `.0`.
+    Key(&'a At<'a>, &'a str),
+    /// The member of slot `.2` of level `.1` (a dotted name through objects), under `.0`.
+    Slot(&'a At<'a>, &'a Level, usize),
+    /// Element `.1` of `.0`.
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn render(&self, out: &mut String) {
+        let name = |out: &mut String, parent: &At<'_>, name: &str| {
+            parent.render(out);
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(name);
+        };
+        match *self {
+            At::Root => {}
+            At::Key(parent, key) => name(out, parent, key),
+            At::Slot(parent, level, slot) => name(out, parent, &level.slot_name(slot)),
+            At::Index(parent, i) => {
+                parent.render(out);
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+    }
+}
+
+fn err(at: &At<'_>, message: impl Into<String>) -> JsonError {
+    let mut path = String::new();
+    at.render(&mut path);
     JsonError::Value {
-        path: path.to_string(),
+        path,
         message: message.into(),
     }
 }
@@ -313,11 +352,11 @@ fn collect<'v>(
     obj: &'v Map<String, Value>,
     out: &mut [Option<&'v Value>],
     missing: Missing,
-    path: &str,
+    path: &At<'_>,
 ) -> Result<(), JsonError> {
     for m in members {
         let v = obj.get(&m.name);
-        let p = join(path, &m.name);
+        let p = At::Key(path, &m.name);
         match (&m.kind, v) {
             (MemberKind::Object(inner), Some(Value::Object(o))) => {
                 collect(inner, o, out, missing, &p)?
@@ -341,15 +380,7 @@ fn collect<'v>(
     Ok(())
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
-fn as_int(v: &Value, min: i128, max: i128, path: &str) -> Result<i128, JsonError> {
+fn as_int(v: &Value, min: i128, max: i128, path: &At<'_>) -> Result<i128, JsonError> {
     let n = match v {
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
@@ -373,13 +404,14 @@ fn as_int(v: &Value, min: i128, max: i128, path: &str) -> Result<i128, JsonError
     Ok(n)
 }
 
-fn as_f64(v: &Value, path: &str) -> Result<f64, JsonError> {
+fn as_f64(v: &Value, path: &At<'_>) -> Result<f64, JsonError> {
     v.as_f64()
         .ok_or_else(|| err(path, format!("expected a number, got {v}")))
 }
 
-fn field<'v>(v: &'v Value, key: &str, path: &str) -> Result<&'v Value, JsonError> {
-    v.get(key).ok_or_else(|| err(&join(path, key), "missing"))
+fn field<'v>(v: &'v Value, key: &str, path: &At<'_>) -> Result<&'v Value, JsonError> {
+    v.get(key)
+        .ok_or_else(|| err(&At::Key(path, key), "missing"))
 }
 
 /// Writes the wire form of a fixed value from JSON into the start of `b` (`None`: the default).
@@ -387,7 +419,7 @@ fn scalar_from_json(
     ty: Scalar,
     v: Option<&Value>,
     b: &mut [u8],
-    path: &str,
+    path: &At<'_>,
 ) -> Result<(), JsonError> {
     let Some(v) = v else { return Ok(()) };
     match ty {
@@ -408,13 +440,13 @@ fn scalar_from_json(
         Scalar::Angle => Angle::from_radians(as_f64(v, path)?).write(b),
         Scalar::Vec3 => {
             for (i, k) in ["x", "y", "z"].iter().enumerate() {
-                (as_f64(field(v, k, path)?, &join(path, k))? as f32).write(&mut b[4 * i..]);
+                (as_f64(field(v, k, path)?, &At::Key(path, k))? as f32).write(&mut b[4 * i..]);
             }
         }
         Scalar::Vec3fa => {
             let mut r = [0.0; 3];
             for (i, k) in ["x", "y", "z"].iter().enumerate() {
-                r[i] = as_f64(field(v, k, path)?, &join(path, k))?;
+                r[i] = as_f64(field(v, k, path)?, &At::Key(path, k))?;
             }
             Vec3fa::from_radians(r).write(b);
         }
@@ -422,13 +454,13 @@ fn scalar_from_json(
             let g = |k: &str| -> Result<u32, JsonError> {
                 match v.get(k) {
                     None => Ok(0),
-                    Some(x) => Ok(as_int(x, 0, u32::MAX as i128, &join(path, k))? as u32),
+                    Some(x) => Ok(as_int(x, 0, u32::MAX as i128, &At::Key(path, k))? as u32),
                 }
             };
             let npc = match v.get("npc") {
                 None => false,
                 Some(Value::Bool(x)) => *x,
-                Some(x) => as_int(x, 0, 1, &join(path, "npc"))? != 0,
+                Some(x) => as_int(x, 0, 1, &At::Key(path, "npc"))? != 0,
             };
             let (id, hz, kind, reserved) =
                 (g("id")?, g("huntingZoneId")?, g("type")?, g("reserved")?);
@@ -440,7 +472,7 @@ fn scalar_from_json(
         }
         Scalar::Customize => {
             for (i, k) in CUSTOMIZE_KEYS.iter().enumerate() {
-                b[i] = as_int(field(v, k, path)?, 0, 255, &join(path, k))? as u8;
+                b[i] = as_int(field(v, k, path)?, 0, 255, &At::Key(path, k))? as u8;
             }
         }
     }
@@ -452,7 +484,7 @@ fn encode_level(
     obj: &Map<String, Value>,
     w: &mut Writer,
     missing: Missing,
-    path: &str,
+    path: &At<'_>,
 ) -> Result<(), JsonError> {
     let mut values: Vec<Option<&Value>> = vec![None; level.slots.len()];
     collect(&level.members, obj, &mut values, missing, path)?;
@@ -468,7 +500,7 @@ fn encode_level(
                             ty,
                             values[slot],
                             &mut b[*at..],
-                            &join(path, &level.slot_name(slot)),
+                            &At::Slot(path, level, slot),
                         )?,
                     }
                 }
@@ -485,7 +517,7 @@ fn encode_level(
             Step::Interleaved(group) => {
                 let mut chains: Vec<(usize, Chain, &[Value])> = Vec::new();
                 for &slot in group {
-                    let p = join(path, &level.slot_name(slot));
+                    let p = At::Slot(path, level, slot);
                     let items = match values[slot] {
                         None => &[][..],
                         Some(Value::Array(a)) => &a[..],
@@ -498,7 +530,8 @@ fn encode_level(
                     for (slot, chain, items) in chains.iter_mut() {
                         if let Some(item) = items.get(i) {
                             w.element(chain);
-                            let p = format!("{}[{i}]", join(path, &level.slot_name(*slot)));
+                            let field = At::Slot(path, level, *slot);
+                            let p = At::Index(&field, i);
                             encode_element(level.slot_member(*slot), item, w, missing, &p)?;
                         }
                     }
@@ -517,7 +550,7 @@ fn encode_element(
     item: &Value,
     w: &mut Writer,
     missing: Missing,
-    path: &str,
+    path: &At<'_>,
 ) -> Result<(), JsonError> {
     match &member.kind {
         MemberKind::Array(elem) => {
@@ -548,10 +581,10 @@ fn encode_var(
     meta: Slot,
     w: &mut Writer,
     missing: Missing,
-    path: &str,
+    path: &At<'_>,
 ) -> Result<(), JsonError> {
     let member = level.slot_member(slot);
-    let p = join(path, &level.slot_name(slot));
+    let p = At::Slot(path, level, slot);
     match &member.kind {
         MemberKind::String => {
             let s = match v {
@@ -584,7 +617,7 @@ fn encode_var(
             let mut chain = Chain::new(meta);
             for (i, item) in items.iter().enumerate() {
                 w.element(&mut chain);
-                encode_element(member, item, w, missing, &format!("{p}[{i}]"))?;
+                encode_element(member, item, w, missing, &At::Index(&p, i))?;
             }
             w.end_chain(chain);
         }

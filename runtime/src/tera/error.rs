@@ -10,6 +10,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::clip::{self, Clip};
+
 /// What was wrong with the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -241,10 +243,10 @@ impl DecodeError {
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((n, v)) = &self.0.packet {
-            write!(f, "{n} v{v}: ")?;
+            write!(f, "{} v{v}: ", Clip(n, clip::NAME))?;
         }
         if !self.0.path.is_empty() {
-            write!(f, "field `{}`: ", self.path())?;
+            write!(f, "field `{}`: ", Clip(&self.path(), clip::PATH))?;
         }
         write!(f, "at {:#x}: {}", self.0.offset, self.0.kind)
     }

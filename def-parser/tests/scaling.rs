@@ -1,0 +1,117 @@
+//! Parsing and resolving take time linear in the text: each shape that was quadratic before
+//! (a name looked up by scanning its level, columns counted from the line's start for every
+//! diagnostic, a look back through all earlier lines) at n and 10 n.
+
+#[path = "../../runtime/tests/support/scaling.rs"]
+mod scaling;
+
+use def_parser::{Mode, compile_str};
+
+fn compile(text: &str) {
+    let _ = compile_str("S_SCALE.1.def", text, Mode::Compatible);
+}
+
+#[test]
+fn distinct_fields_at_one_level() {
+    scaling::assert_linear(
+        "fields",
+        2_000,
+        |n| (0..n).map(|i| format!("int32 f{i}\n")).collect::<String>(),
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn unknown_flags_on_one_line() {
+    scaling::assert_linear(
+        "flags",
+        20_000,
+        |n| format!("array[{}] a\n- int32 x\n", vec!["x"; n].join(",")),
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn arrays_at_one_level() {
+    scaling::assert_linear(
+        "arrays",
+        1_000,
+        |n| {
+            (0..n)
+                .map(|i| format!("array a{i}\n- int32 x\n"))
+                .collect::<String>()
+        },
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn refs_inside_objects() {
+    // Every ref is looked up relative to the object (`o.s{i}`), then from the level.
+    scaling::assert_linear(
+        "refs",
+        1_000,
+        |n| {
+            let mut t = String::from("object o\n");
+            for i in 0..n {
+                t.push_str(&format!("- ref s{i}\n- string s{i}\n"));
+            }
+            t
+        },
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn one_object_declared_many_times() {
+    scaling::assert_linear(
+        "object merges",
+        1_000,
+        |n| {
+            (0..n)
+                .map(|i| format!("object o\n- int32 f{i}\n"))
+                .collect::<String>()
+        },
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn misplaced_nested_lines() {
+    // Each line under the `count` line is an error whose message looked back through every
+    // line kept before it.
+    scaling::assert_linear(
+        "misplaced lines",
+        2_000,
+        |n| {
+            let mut t = String::from("array a\n");
+            t.push_str(&"- int32 x\n".repeat(n));
+            t.push_str("count c\n");
+            t.push_str(&"- int32 y\n".repeat(n));
+            t
+        },
+        |t: &String| compile(t),
+    );
+}
+
+#[test]
+fn refs_resolve_as_before() {
+    // Relative refs inside objects, dotted paths from the level, and a ref to an object's field
+    // from outside it: the hash look-ups find what the scans found.
+    let text = "ref o.s\nref t\nobject o\n- ref u\n- string s\n- string u\nstring t\n";
+    let c = compile_str("S_R.1.def", text, Mode::Strict).expect("compiles");
+    let names: Vec<String> = (0..c.layout.root.slots.len())
+        .map(|s| c.layout.root.slot_name(s))
+        .collect();
+    assert_eq!(names, ["o.s", "o.u", "t"]);
+    let bad = compile_str(
+        "S_R.1.def",
+        "object o\n- ref nothing\n- string s\n",
+        Mode::Compatible,
+    )
+    .expect_err("a ref to nothing");
+    assert!(
+        bad.to_string().contains("`ref nothing` names no string"),
+        "{bad}"
+    );
+}

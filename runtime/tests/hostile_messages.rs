@@ -1,0 +1,149 @@
+//! Error messages point at the fault and stay short: base64 and hex errors give the byte offset
+//! in the caller's text; a name, key or value of megabytes from the input is shown by its start
+//! and its length, never whole.
+
+use def_runtime::godot::framing::from_base64;
+use def_runtime::godot::json::parse_hex;
+use def_runtime::godot::{DecodeOptions, Version};
+use def_runtime::nbt::{Edition, snbt};
+use def_runtime::tera::dynamic::{Definition, Missing};
+
+#[test]
+fn base64_errors_give_the_byte_offset() {
+    let o = DecodeOptions::new(Version::Godot4);
+    let e = from_base64("  AAAA!AAA", &o)
+        .expect_err("bad symbol")
+        .to_string();
+    assert_eq!(
+        e,
+        "invalid base64: at byte 6: '!' is not a base64 character"
+    );
+    let e = from_base64("AAAA\u{e9}AAA", &o)
+        .expect_err("non-ASCII")
+        .to_string();
+    assert_eq!(
+        e,
+        "invalid base64: at byte 4: byte 0xc3 is not a base64 character"
+    );
+    let e = from_base64(" AAAAA ", &o)
+        .expect_err("cut group")
+        .to_string();
+    assert_eq!(
+        e,
+        "invalid base64: at byte 6: the text ends inside a 4-character group (5 base64 characters)"
+    );
+    let e = from_base64("AAB=", &o)
+        .expect_err("last symbol")
+        .to_string();
+    assert!(
+        e.starts_with("invalid base64: at byte 2: last symbol 'B'"),
+        "{e}"
+    );
+}
+
+#[test]
+fn hex_errors_give_the_byte_offset() {
+    assert_eq!(
+        parse_hex("00 1g"),
+        Err("at byte 4: 'g' is not a hex digit".into())
+    );
+    assert_eq!(
+        parse_hex("00 ff\n1"),
+        Err("at byte 6: odd number of hex digits (this last one has no pair)".into())
+    );
+    assert_eq!(parse_hex(" 0a FF "), Ok(vec![0x0a, 0xff]));
+}
+
+#[test]
+fn a_field_name_of_megabytes_is_clipped_in_decode_errors() {
+    let name = "n".repeat(2_000_000);
+    let def = Definition::from_text(
+        "S_BIG.1.def",
+        &format!("string {name}\n"),
+        def_parser::Mode::Compatible,
+    )
+    .expect("compiles");
+    // The string's offset points past the end of the packet.
+    let e = def
+        .decode(&[6, 0, 0, 0, 0xff, 0x00], Default::default())
+        .expect_err("offset out of bounds")
+        .to_string();
+    assert!(e.contains("…(2000000 bytes)"), "{}", &e[..300.min(e.len())]);
+    assert!(e.len() < 600, "{} bytes of message", e.len());
+}
+
+#[test]
+fn a_json_value_of_megabytes_is_clipped_in_encode_errors() {
+    let def = Definition::from_text("S_INT.1.def", "int32 x\n", def_parser::Mode::Compatible)
+        .expect("compiles");
+    let value = serde_json::json!({ "x": "7".repeat(1_000_000) });
+    let e = def
+        .encode(&value, 1, Default::default(), Missing::Error)
+        .expect_err("a string is no integer")
+        .to_string();
+    assert!(
+        e.starts_with("field `x`: expected an integer, got \"777"),
+        "{}",
+        &e[..100]
+    );
+    assert!(e.contains("…(1000027 bytes)"), "{}", &e[..300.min(e.len())]);
+    assert!(e.len() < 600, "{} bytes of message", e.len());
+}
+
+#[test]
+fn an_snbt_key_of_a_megabyte_is_clipped_when_it_cannot_be_written() {
+    let key = "k".repeat(1 << 20);
+    let root = snbt::parse_root(&format!("{{{key}:1}}")).expect("parses");
+    let e = root
+        .write_to(&mut Vec::new(), Edition::Java)
+        .expect_err("a key over 65535 bytes")
+        .to_string();
+    assert!(e.contains("…(1048576 bytes)"), "{}", &e[..300.min(e.len())]);
+    assert!(e.len() < 600, "{} bytes of message", e.len());
+}
+
+#[test]
+fn json_error_paths_name_the_place() {
+    // Paths are rendered only for the error now; they read as before.
+    let def = Definition::from_text(
+        "S_PATHS.1.def",
+        "array items\n- object pos\n-- float x\n- string name\nvec3 v\n",
+        def_parser::Mode::Compatible,
+    )
+    .expect("compiles");
+    let encode = |j: serde_json::Value| {
+        def.encode(&j, 1, Default::default(), Missing::Error)
+            .expect_err("refused")
+            .to_string()
+    };
+    let ok_v = serde_json::json!({"x": 1, "y": 2, "z": 3});
+    assert_eq!(
+        encode(
+            serde_json::json!({"items": [{"pos": {"x": 1}, "name": "a"}, {"pos": {"x": "bad"}, "name": "b"}], "v": ok_v})
+        ),
+        "field `items[1].pos.x`: expected a number, got \"bad\""
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": [{"pos": {}, "name": "a"}], "v": ok_v})),
+        "field `items[0].pos.x`: missing"
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": [], "v": {"x": 1, "y": "b", "z": 2}})),
+        "field `v.y`: expected a number, got \"b\""
+    );
+    assert_eq!(
+        encode(serde_json::json!({"items": 5, "v": ok_v})),
+        "field `items`: expected an array, got 5"
+    );
+}
+
+#[test]
+fn godot_typed_json_errors_clip_keys_and_values() {
+    let big = "v".repeat(1 << 20);
+    let text = format!(r#"{{"type": "int", "value": "{big}"}}"#);
+    let e = def_runtime::godot::json::from_json_str(&text)
+        .expect_err("not an integer")
+        .to_string();
+    assert!(e.contains("…("), "{}", &e[..200.min(e.len())]);
+    assert!(e.len() < 700, "{} bytes of message", e.len());
+}
