@@ -6,7 +6,12 @@ use core::fmt;
 /// Longest name or key shown whole in a message, in bytes.
 pub(crate) const NAME: usize = 96;
 
-/// Longest message part (a JSON value, a message quoting one) shown whole, in bytes.
+/// Longest message part (a JSON value, a message quoting one) shown whole, in bytes. Only the
+/// dynamic, Godot and NBT codecs quote such text.
+#[cfg_attr(
+    not(any(feature = "dynamic", feature = "godot", feature = "nbt")),
+    allow(dead_code)
+)]
 pub(crate) const TEXT: usize = 256;
 
 /// Longest path of several names shown whole, in bytes.
