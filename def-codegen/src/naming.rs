@@ -35,7 +35,7 @@
 //! Text that goes into doc comments has control characters (CR, NUL, ...), Unicode bidirectional
 //! controls and line separators written as `\u{..}`, and is cut after 200 characters.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use def_parser::layout::{Level, Member, MemberKind};
 
@@ -213,22 +213,47 @@ fn numbered(base: &str, k: usize, snake_case: bool) -> String {
     }
 }
 
-/// Inserts `name` into `taken`, numbered (`_2`, `_3`, ...) until it is new; returns what was
-/// inserted.
-fn claim(taken: &mut HashSet<String>, name: String, snake_case: bool) -> String {
-    if taken.insert(name.clone()) {
-        return name;
-    }
-    // A name ending in a number would look like a numbered form of its base; numbering goes on
-    // from 2 until a free name is found. Each claim tries at most `taken.len() + 1` numbers.
-    let mut k = 2;
-    loop {
-        let n = numbered(&name, k, snake_case);
-        let n = if snake_case { escape_keyword(n) } else { n };
-        if taken.insert(n.clone()) {
-            return n;
+/// The names taken in one scope, and for each base name the next number to try: n names with
+/// one base cost O(n) in all, not O(n²) (each number of a base is tried at most once).
+#[derive(Default)]
+struct Taken {
+    names: HashSet<String>,
+    next: HashMap<String, usize>,
+    /// Numbers as `_2` (snake case) or `2` (types).
+    snake_case: bool,
+    /// Numbered forms tried so far (the cost, for the scaling test).
+    tries: usize,
+}
+
+impl Taken {
+    fn new(snake_case: bool, reserved: &[&str]) -> Self {
+        Taken {
+            names: reserved.iter().map(|s| s.to_string()).collect(),
+            next: HashMap::new(),
+            snake_case,
+            tries: 0,
         }
-        k += 1;
+    }
+
+    /// `name` if it is free, else its first free numbered form (`_2`, `_3`, ...); taken now.
+    fn claim(&mut self, name: String) -> String {
+        if self.names.insert(name.clone()) {
+            return name;
+        }
+        let k = self.next.entry(name.clone()).or_insert(2);
+        loop {
+            let n = numbered(&name, *k, self.snake_case);
+            let n = if self.snake_case {
+                escape_keyword(n)
+            } else {
+                n
+            };
+            *k += 1;
+            self.tries += 1;
+            if self.names.insert(n.clone()) {
+                return n;
+            }
+        }
     }
 }
 
@@ -254,23 +279,22 @@ pub(crate) struct FieldNames {
 /// The names of every struct and field of a definition whose root type is `root` (from
 /// [`type_name`]); types are unique across the definition.
 pub(crate) fn struct_names(members: &[Member], root: &str) -> StructNames {
-    let mut types = HashSet::new();
-    types.insert(root.to_string());
+    let mut types = Taken::new(false, &[root]);
     names_of(members, root, &mut types)
 }
 
-fn names_of(members: &[Member], ty: &str, types: &mut HashSet<String>) -> StructNames {
-    let mut taken = HashSet::new();
+fn names_of(members: &[Member], ty: &str, types: &mut Taken) -> StructNames {
+    let mut taken = Taken::new(true, &[]);
     let mut fields = Vec::with_capacity(members.len());
     for m in members {
-        let ident = claim(&mut taken, field_ident(&m.name), true);
+        let ident = taken.claim(field_ident(&m.name));
         let inner = match &m.kind {
             MemberKind::Array(level) => Some(&level.members[..]),
             MemberKind::Object(inner) => Some(&inner[..]),
             _ => None,
         };
         let nested = inner.map(|inner| {
-            let sub = claim(types, format!("{ty}{}", pascal(&m.name)), false);
+            let sub = types.claim(format!("{ty}{}", pascal(&m.name)));
             names_of(inner, &sub, types)
         });
         fields.push(FieldNames { ident, nested });
@@ -285,7 +309,7 @@ fn names_of(members: &[Member], ty: &str, types: &mut HashSet<String>) -> Struct
 /// path through its objects joined by `_`; unique within the level and never starting with `__`
 /// (the generator's own locals do). Slots of one member share one local.
 pub(crate) fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
-    let mut taken = HashSet::new();
+    let mut taken = Taken::new(true, &[]);
     let mut by_path: BTreeMap<&[usize], String> = BTreeMap::new();
     let mut out = Vec::with_capacity(level.slots.len());
     for info in &level.slots {
@@ -308,7 +332,7 @@ pub(crate) fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
         } else {
             field_ident(&parts.join("_"))
         };
-        let l = claim(&mut taken, local, true);
+        let l = taken.claim(local);
         by_path.insert(&info.path[..], l.clone());
         out.push(l);
     }
@@ -321,10 +345,10 @@ pub(crate) fn module_names<'a>(
     messages: impl IntoIterator<Item = &'a str>,
 ) -> BTreeMap<String, String> {
     let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
-    let mut taken: HashSet<String> = RESERVED_MODULES.iter().map(|s| s.to_string()).collect();
+    let mut taken = Taken::new(true, RESERVED_MODULES);
     sorted
         .into_iter()
-        .map(|m| (m.to_string(), claim(&mut taken, module(m), true)))
+        .map(|m| (m.to_string(), taken.claim(module(m))))
         .collect()
 }
 
@@ -334,10 +358,10 @@ pub(crate) fn variant_names<'a>(
     messages: impl IntoIterator<Item = &'a str>,
 ) -> BTreeMap<String, String> {
     let sorted: std::collections::BTreeSet<&str> = messages.into_iter().collect();
-    let mut taken: HashSet<String> = RESERVED_VARIANTS.iter().map(|s| s.to_string()).collect();
+    let mut taken = Taken::new(false, RESERVED_VARIANTS);
     sorted
         .into_iter()
-        .map(|m| (m.to_string(), claim(&mut taken, pascal(m), false)))
+        .map(|m| (m.to_string(), taken.claim(pascal(m))))
         .collect()
 }
 
@@ -413,11 +437,8 @@ mod tests {
     }
 
     fn dedupe(names: &[&str]) -> Vec<String> {
-        let mut taken = HashSet::new();
-        names
-            .iter()
-            .map(|n| claim(&mut taken, n.to_string(), true))
-            .collect()
+        let mut taken = Taken::new(true, &[]);
+        names.iter().map(|n| taken.claim(n.to_string())).collect()
     }
 
     #[test]
@@ -428,6 +449,26 @@ mod tests {
         );
         assert_eq!(dedupe(&["self_", "self_"]), ["self_", "self_2"]);
         assert_eq!(dedupe(&["r#type", "r#type"]), ["r#type", "type_2"]);
+    }
+
+    #[test]
+    fn numbering_costs_linear_in_the_names() {
+        // n names with one base, then the numbered forms as names of their own, then the base
+        // again: every number of a base is tried once.
+        for n in [1_000usize, 10_000] {
+            let mut t = Taken::new(true, &[]);
+            for _ in 0..n {
+                t.claim("a".into());
+            }
+            for k in 2..=n {
+                t.claim(format!("a_{k}"));
+            }
+            for _ in 0..n {
+                t.claim("a".into());
+            }
+            assert!(t.tries <= 3 * n, "{n} names: {} tries", t.tries);
+            assert_eq!(t.names.len(), 3 * n - 1);
+        }
     }
 
     #[test]

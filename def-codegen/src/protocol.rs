@@ -636,6 +636,12 @@ pub enum Packet {{
     }
     s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
     // Without variants the options would be unused locals (a warning in the user's build).
+    // Nor a match with only the `_` arm (clippy's match_single_binding).
+    let open_match = if variants.is_empty() {
+        ""
+    } else {
+        "match opcode {"
+    };
     let (decode_opts, encode_opts) = if variants.is_empty() {
         (String::new(), String::new())
     } else {
@@ -646,7 +652,7 @@ pub enum Packet {{
             format!("        let opcode = self.opcode();\n{opts}"),
         )
     };
-    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n{decode_opts}        ::core::result::Result::Ok(match opcode {{\n"));
+    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n{decode_opts}        ::core::result::Result::Ok({open_match}\n"));
     for (v, ty, _, code, _) in &variants {
         writeln!(
             s,
@@ -654,7 +660,11 @@ pub enum Packet {{
         )
         .ok();
     }
-    s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
+    s.push_str(if variants.is_empty() {
+        "            Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        )\n    }\n\n"
+    } else {
+        "            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n"
+    });
     s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
     for (v, ty, _, _, _) in &variants {
         writeln!(

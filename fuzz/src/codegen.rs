@@ -338,13 +338,32 @@ pub fn check_codegen(data: &[u8]) {
             check_code(&root, "protocol.rs", &out);
         }
         Err(e) => {
-            // Refused: the message names the problem without echoing the input at length.
-            let msg = e.to_string();
-            assert!(
-                msg.len() <= 4096 + 2 * t.0.display().to_string().len(),
-                "error of {} bytes",
-                msg.len()
-            );
+            // Refused: each message names the problem without echoing the input at length.
+            let paths = 2 * t.0.display().to_string().len() + 512;
+            match &e {
+                def_codegen::Error::Defs(reports) => {
+                    for r in reports {
+                        for d in &r.diagnostics {
+                            let shown = d.render(&r.file, &r.text);
+                            assert!(
+                                shown.len() <= 2048 + paths,
+                                "diagnostic of {} bytes: {}…",
+                                shown.len(),
+                                shown.chars().take(600).collect::<String>()
+                            );
+                        }
+                    }
+                }
+                _ => {
+                    let msg = e.to_string();
+                    assert!(
+                        msg.len() <= 2048 + paths,
+                        "error of {} bytes: {}…",
+                        msg.len(),
+                        msg.chars().take(600).collect::<String>()
+                    );
+                }
+            }
         }
     }
 }
