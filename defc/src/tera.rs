@@ -61,7 +61,9 @@ pub fn check(paths: &[PathBuf], strict: bool) -> ExitCode {
     }
     let (mut warnings, mut errors) = (0usize, 0usize);
     for f in &files {
-        let text = match std::fs::read_to_string(f) {
+        // Regular UTF-8 files only: a FIFO named `.def` would block, and a UTF-16 file gets the
+        // offset and a guess at its encoding.
+        let text = match def_parser::text::read_file(f) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {}: {e}", f.display());
@@ -190,7 +192,7 @@ pub fn vectors(defs: &Path, file: &str) -> ExitCode {
         if file == "-" {
             Ok(f)
         } else {
-            std::fs::read_to_string(&f).map_err(|e| format!("{f}: {e}"))
+            def_parser::text::read_file(Path::new(&f)).map_err(|e| format!("{f}: {e}"))
         }
     }) {
         Ok(t) => t,

@@ -1,0 +1,55 @@
+//! `defc check` reads what the generator reads: regular UTF-8 files only. A FIFO named `.def`
+//! is refused at once (reading it would block until a writer comes), and a UTF-16 file is
+//! refused with the offset and a guess at its encoding, instead of "stream did not contain
+//! valid UTF-8".
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn fifos_and_utf16_files_are_refused_with_the_reason() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("defc-check");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("S_OK.1.def"), "int32 a\n").unwrap();
+    // "int32 a" in UTF-16LE with its byte-order mark.
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain("int32 a\n".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    std::fs::write(dir.join("S_WIDE.1.def"), utf16).unwrap();
+    let fifo = dir.join("S_FIFO.1.def");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success(), "mkfifo (coreutils) is needed by this test");
+
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
+        .arg("check")
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("defc check hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("S_WIDE.1.def: not UTF-8 text: byte 0xFF at byte offset 0")
+            && stderr.contains("UTF-16LE"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("S_FIFO.1.def: not a regular file"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("3 files, 0 warnings, 2 errors"), "{stdout}");
+}
