@@ -319,22 +319,22 @@ impl<'w> Out<'w> {
 
     /// Hands a full piece to the sink (the first write error stops the writing).
     fn spill(&mut self) {
-        if self.buf.len() >= Self::PIECE {
-            if let Some(w) = self.sink.as_mut() {
-                if self.error.is_none() {
-                    self.error = w.write_all(self.buf.as_bytes()).err();
-                }
-                self.buf.clear();
+        if self.buf.len() >= Self::PIECE
+            && let Some(w) = self.sink.as_mut()
+        {
+            if self.error.is_none() {
+                self.error = w.write_all(self.buf.as_bytes()).err();
             }
+            self.buf.clear();
         }
     }
 
     /// Writes the rest and says whether every write succeeded.
     fn finish(mut self) -> std::io::Result<()> {
-        if let Some(w) = self.sink.as_mut() {
-            if self.error.is_none() {
-                self.error = w.write_all(self.buf.as_bytes()).err();
-            }
+        if let Some(w) = self.sink.as_mut()
+            && self.error.is_none()
+        {
+            self.error = w.write_all(self.buf.as_bytes()).err();
         }
         self.error.map_or(Ok(()), Err)
     }
