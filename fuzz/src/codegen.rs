@@ -4,7 +4,7 @@
 //! protocol and one definition at a time. Whatever the generator accepts must parse with `syn`,
 //! hold no name twice in one scope (items per namespace, fields per struct, variants per enum,
 //! `let` bindings per function body), use only names rustc's case lints accept, and carry no CR
-//! or bidirectional control. Compiling is too slow for a fuzzer; `def-tests/tests/names_compile.rs`
+//! or bidirectional control. Compiling is too slow for a fuzzer; `def-codegen/tests/names_compile.rs`
 //! compiles random cases.
 
 use std::collections::HashSet;
@@ -13,6 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use def_codegen::protocol::{ProtocolOptions, generate};
 use syn::{Item, Pat, Stmt};
+
+#[path = "../../def-codegen/tests/support/hostile_names.rs"]
+mod hostile_names;
+use hostile_names::{COMMENT_PIECES, FIELD_PIECES, MESSAGE_PIECES, TYPES};
 
 /// Reads the input a byte at a time (zeros when it runs out).
 struct Input<'a>(&'a [u8]);
@@ -32,128 +36,9 @@ impl Input<'_> {
     }
 }
 
-const FIELD_PIECES: &[&str] = &[
-    "a",
-    "A",
-    "b",
-    "B",
-    "foo",
-    "Foo",
-    "FOO",
-    "bar",
-    "Bar",
-    "baz",
-    "_",
-    "__",
-    "1",
-    "2",
-    "_2",
-    "self",
-    "Self",
-    "crate",
-    "super",
-    "type",
-    "r#",
-    "Raw",
-    "json",
-    "__slot__",
-    "slot",
-    "r",
-    "ä",
-    "Ä",
-    "é",
-    "ß",
-    "\u{202e}",
-    "ID",
-    "Id",
-    "e",
-    "p",
-    "__b0",
-    "__r",
-    "__w",
-    "__out",
-    "__i",
-    "__e",
-    "__slot0",
-    "__at0",
-    "__chain0",
-    "__longest",
-    "_r",
-    "_w",
-    "PADDING",
-    "Packet",
-    "Vec",
-    "u8",
-    "core",
-    "0",
-    ".",
-    "-",
-    "\"",
-    "\\",
-    "{",
-    "}",
-    "'",
-    "`",
-    "*/",
-    "x",
-    "\u{3000}",
-];
 
-const MESSAGE_PIECES: &[&str] = &[
-    "S_",
-    "s_",
-    "C_",
-    "FOO",
-    "foo",
-    "Foo",
-    "_BAR",
-    "BAR",
-    "bar",
-    "1",
-    "_1",
-    "Raw",
-    "RAW",
-    "json",
-    "JSON",
-    "SELF",
-    "Self",
-    "self",
-    "type",
-    "crate",
-    "core",
-    "std",
-    "_",
-    "A",
-    "a",
-    "Packet",
-    "PACKET",
-    "Definition",
-    "VERSIONS",
-];
 
-const TYPES: &[&str] = &[
-    "int32",
-    "byte",
-    "bool",
-    "string",
-    "bytes",
-    "array",
-    "object",
-    "array<int16>",
-    "array<string>",
-    "float",
-    "uint64",
-    "vec3",
-    "ref",
-    "array[interleaved]",
-    "object",
-    "array",
-];
 
-const COMMENT_PIECES: &[&str] = &[
-    "\r", "\u{202e}", "\u{2066}", "\u{200f}", "\u{61c}", "`", "``", "\0", "x", "*/", "/*",
-    "\u{7f}", "\u{85}", "\u{2028}", "\u{feff}", "[link]", "é",
-];
 
 fn name(inp: &mut Input, pieces: &[&str]) -> String {
     let n = 1 + inp.byte() % 3;
