@@ -9,6 +9,7 @@
 //! | `dynamic` | no | [`tera::dynamic`]: a `.def` loaded at run time, packets to and from JSON |
 //! | `godot` | no | [`godot`]: Godot 3 and 4 binary Variants, framings, typed JSON |
 //! | `nbt` | no | [`nbt`]: Java and Bedrock NBT, compressed files, region files, SNBT |
+//! | `tokio` | no | `tera::framing::TeraCodec`: a `tokio_util::codec` Decoder/Encoder of TERA packets |
 //!
 //! Each section below is a complete program: read bytes, change a value, write bytes back.
 //!

@@ -4,9 +4,11 @@
 //! * [`values`]: `Angle`, `Vec3`, `Vec3fa`, `SkillId`, `SkillId32`, `Customize`;
 //! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
+//! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
 //! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON.
 
 pub mod error;
+pub mod framing;
 pub mod packet;
 pub mod utf16;
 pub mod values;

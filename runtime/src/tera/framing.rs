@@ -1,0 +1,437 @@
+//! Splitting a TERA byte stream (a TCP connection, a capture file) into whole packets.
+//!
+//! Every TERA packet opens with a 4-byte header: its total length (header included) as a
+//! little-endian `u16`, then its opcode (LAYOUT.md). The length is all framing needs, so the
+//! splitters here never look past it; decoding is the caller's business, one packet at a time.
+//!
+//! * [`packets`]: an iterator over a complete byte slice, allocation-free, for files and captures;
+//! * [`Splitter`]: push bytes as they arrive, pull whole packets as slices of its buffer (no copy
+//!   per packet);
+//! * `TeraCodec` (feature `tokio`): a `tokio_util::codec` `Decoder`/`Encoder` pair, for
+//!   `FramedRead`/`FramedWrite` over a socket.
+//!
+//! A header whose length is below 4 is a [`FrameError::BadLength`] with the stream offset of that
+//! header. Nothing in a TERA stream marks where the next packet would start, so **after such an
+//! error the stream cannot be split any further**: every splitter here keeps returning the same
+//! error (or ends), and the connection should be dropped. A packet cut off by the end of the
+//! stream is not an error while more bytes may come; [`Splitter::finish`], the end of
+//! [`packets`] and the codec's `decode_eof` report it as [`FrameError::Incomplete`].
+//!
+//! ```
+//! use def_runtime::tera::framing::{FrameError, Splitter, packets};
+//!
+//! // Two packets (lengths 6 and 4, opcodes 0x1234 and 0x0007), then 3 bytes of a third.
+//! let stream = [6, 0, 0x34, 0x12, 0xaa, 0xbb, 4, 0, 7, 0, 9, 0, 1];
+//!
+//! // Bytes as a socket might deliver them, in arbitrary chunks.
+//! let mut split = Splitter::new();
+//! let mut opcodes = Vec::new();
+//! for chunk in [&stream[..3], &stream[3..9], &stream[9..]] {
+//!     split.push(chunk);
+//!     while let Some(packet) = split.next_packet() {
+//!         let packet = packet?; // a length below 4: drop the connection
+//!         opcodes.push(def_runtime::tera::opcode(packet).unwrap());
+//!     }
+//! }
+//! assert_eq!(opcodes, [0x1234, 0x0007]);
+//! // End of stream: 3 bytes of a packet whose header says 9.
+//! assert_eq!(
+//!     split.finish(),
+//!     Err(FrameError::Incomplete { offset: 10, available: 3, needed: 9 })
+//! );
+//!
+//! // The same stream as one slice.
+//! let all: Vec<_> = packets(&stream).collect();
+//! assert_eq!(all[0], Ok(&stream[..6]));
+//! assert_eq!(all[1], Ok(&stream[6..10]));
+//! assert!(matches!(all[2], Err(FrameError::Incomplete { offset: 10, .. })));
+//! assert_eq!(all.len(), 3);
+//! # Ok::<(), FrameError>(())
+//! ```
+
+use alloc::vec::Vec;
+
+/// Bytes of the packet header: `u16` length, `u16` opcode.
+pub const HEADER_LEN: usize = 4;
+
+/// The largest packet: its length must fit the header's `u16`.
+pub const MAX_PACKET_LEN: usize = u16::MAX as usize;
+
+/// Why a stream could not be split.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// A header gives a length below the 4 bytes of the header itself. The stream cannot be
+    /// split after this: where the next packet starts is unknown.
+    #[error(
+        "packet header at stream offset {offset} gives length {length}, below the 4-byte header; the stream cannot be split further"
+    )]
+    BadLength {
+        /// Stream offset of the header (bytes before it, counted from the first byte pushed).
+        offset: u64,
+        /// The length the header gives (0 to 3).
+        length: u16,
+    },
+    /// The stream ended inside a packet.
+    #[error(
+        "stream ends inside a packet at stream offset {offset}: {available} bytes of {needed}"
+    )]
+    Incomplete {
+        /// Stream offset of the packet.
+        offset: u64,
+        /// Bytes of it that arrived.
+        available: usize,
+        /// Bytes it needs: its header's length, or 4 when the header itself is cut.
+        needed: usize,
+    },
+    /// [`Splitter::finish`] was called with a whole packet still to pull: a caller's mistake,
+    /// not the stream's.
+    #[error("stream ends with a whole packet of {len} bytes at stream offset {offset} not pulled")]
+    Unpulled {
+        /// Stream offset of the packet.
+        offset: u64,
+        /// Its length.
+        len: usize,
+    },
+}
+
+/// What the bytes at the front of a stream hold.
+enum Front {
+    /// A whole packet of this many bytes.
+    Packet(usize),
+    /// Not a whole packet yet: this many bytes are needed (4 while the header is cut).
+    Partial(usize),
+    /// A header with a length below 4.
+    Bad(u16),
+}
+
+#[inline]
+fn front(bytes: &[u8]) -> Front {
+    let [a, b, _, _, ..] = *bytes else {
+        return Front::Partial(HEADER_LEN);
+    };
+    let length = u16::from_le_bytes([a, b]);
+    let len = usize::from(length);
+    if len < HEADER_LEN {
+        Front::Bad(length)
+    } else if len > bytes.len() {
+        Front::Partial(len)
+    } else {
+        Front::Packet(len)
+    }
+}
+
+/// The error for `rest` left at `offset` when the stream ends (`None` if nothing is left).
+fn at_end(rest: &[u8], offset: u64) -> Option<FrameError> {
+    match front(rest) {
+        _ if rest.is_empty() => None,
+        Front::Bad(length) => Some(FrameError::BadLength { offset, length }),
+        Front::Packet(len) => Some(FrameError::Unpulled { offset, len }),
+        Front::Partial(needed) => Some(FrameError::Incomplete {
+            offset,
+            available: rest.len(),
+            needed,
+        }),
+    }
+}
+
+/// The packets of a complete byte slice, each a subslice of it (no allocation).
+///
+/// Bytes left at the end that do not make a whole packet are reported once, as
+/// [`FrameError::Incomplete`]; a length below 4 is reported as [`FrameError::BadLength`] and
+/// ends the iteration. Offsets in errors count from the start of `bytes`.
+pub fn packets(bytes: &[u8]) -> Packets<'_> {
+    Packets {
+        rest: bytes,
+        offset: 0,
+    }
+}
+
+/// The iterator of [`packets`].
+#[derive(Debug, Clone)]
+pub struct Packets<'a> {
+    rest: &'a [u8],
+    offset: u64,
+}
+
+impl<'a> Packets<'a> {
+    /// The bytes not split yet.
+    pub fn remainder(&self) -> &'a [u8] {
+        self.rest
+    }
+
+    /// Offset of [`remainder`](Self::remainder) in the slice.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+}
+
+impl<'a> Iterator for Packets<'a> {
+    type Item = Result<&'a [u8], FrameError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Front::Packet(len) = front(self.rest) {
+            let (packet, rest) = self.rest.split_at(len);
+            self.rest = rest;
+            self.offset += len as u64;
+            return Some(Ok(packet));
+        }
+        let err = at_end(self.rest, self.offset)?;
+        // Fused: the error is reported once, then the iteration ends.
+        self.offset += self.rest.len() as u64;
+        self.rest = &[];
+        Some(Err(err))
+    }
+}
+
+impl core::iter::FusedIterator for Packets<'_> {}
+
+/// A push/pull splitter for bytes arriving in chunks: [`push`](Self::push) what the socket
+/// gave, then call [`next_packet`](Self::next_packet) until it returns `None`.
+///
+/// Packets are slices of the splitter's own buffer (it copies each pushed byte once, into the
+/// buffer; a packet is then lent, not copied). The lending borrow ends before the next `push`.
+///
+/// **Memory.** The buffer holds the bytes pushed and not yet pulled, plus already-pulled bytes
+/// that `push` has not dropped yet: `push` moves the unpulled bytes to the front whenever the
+/// pulled ones are at least as many, so the pulled prefix is always smaller than what was
+/// unpulled at the last push. A reader that pulls every whole packet after each push has less
+/// than one packet (at most 65535 bytes) unpulled at that point, so its buffer never exceeds one
+/// maximal packet plus the bytes pushed and not yet pulled (and `Vec`'s growth on top). Each
+/// moved byte is paid for by at least one pulled byte that is dropped, so the moves cost
+/// linear time in the stream's length, whatever the chunk sizes.
+///
+/// **Errors.** A length below 4 makes every later `next_packet` return the same
+/// [`FrameError::BadLength`], and `push` then drops what it is given: the stream cannot be
+/// resynchronised, drop the connection.
+#[derive(Debug, Clone, Default)]
+pub struct Splitter {
+    buf: Vec<u8>,
+    /// Bytes of `buf` already pulled.
+    start: usize,
+    /// Stream offset of `buf[start]`.
+    offset: u64,
+    failed: Option<FrameError>,
+}
+
+impl Splitter {
+    /// An empty splitter (no allocation until the first push).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends bytes that arrived (an empty push does nothing). After a
+    /// [`FrameError::BadLength`] they are dropped.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.failed.is_some() || bytes.is_empty() {
+            return;
+        }
+        let unpulled = self.buf.len() - self.start;
+        if self.start > 0 && self.start >= unpulled {
+            self.buf.copy_within(self.start.., 0);
+            self.buf.truncate(unpulled);
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next whole packet, header included, as a slice of the buffer; `None` until more bytes
+    /// are pushed. After an `Err`, every call returns the same error.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_packet(&mut self) -> Option<Result<&[u8], FrameError>> {
+        if let Some(err) = &self.failed {
+            return Some(Err(err.clone()));
+        }
+        match front(&self.buf[self.start..]) {
+            Front::Packet(len) => {
+                let at = self.start;
+                self.start += len;
+                self.offset += len as u64;
+                Some(Ok(&self.buf[at..at + len]))
+            }
+            Front::Partial(_) => None,
+            Front::Bad(length) => {
+                let err = FrameError::BadLength {
+                    offset: self.offset,
+                    length,
+                };
+                self.failed = Some(err.clone());
+                Some(Err(err))
+            }
+        }
+    }
+
+    /// The end of the stream, once [`next_packet`](Self::next_packet) returned `None`: `Ok` if
+    /// it ended between packets, else the [`FrameError::Incomplete`] packet left, or the
+    /// [`FrameError::BadLength`] met before ([`FrameError::Unpulled`] if a whole packet is
+    /// still there to pull).
+    pub fn finish(&self) -> Result<(), FrameError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        match at_end(&self.buf[self.start..], self.offset) {
+            None => Ok(()),
+            Some(err) => Err(err),
+        }
+    }
+
+    /// Bytes pushed and not pulled yet.
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.start
+    }
+
+    /// Stream offset of the next packet (bytes pulled so far).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Bytes the buffer holds, pulled ones not dropped yet included (for memory accounting).
+    pub fn buffer_len(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+#[cfg(feature = "tokio")]
+pub use codec::{CodecError, TeraCodec};
+
+#[cfg(feature = "tokio")]
+mod codec {
+    use bytes::{BufMut, BytesMut};
+    use tokio_util::codec::{Decoder, Encoder};
+
+    use super::{FrameError, Front, HEADER_LEN, at_end, front};
+
+    /// A `tokio_util::codec` pair for TERA streams (feature `tokio`).
+    ///
+    /// As a [`Decoder`] it yields each whole packet as a [`BytesMut`] split off the read buffer
+    /// (no copy), and reserves room for the rest of a packet whose header has arrived. As an
+    /// [`Encoder`] of `&[u8]` or `BytesMut` it writes a whole packet after checking that its
+    /// header's length is its length. After a [`FrameError::BadLength`] the decoder keeps
+    /// returning it.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use def_runtime::tera::framing::TeraCodec;
+    /// use tokio_util::codec::{Decoder, Encoder};
+    ///
+    /// let mut codec = TeraCodec::new();
+    /// let mut wire = BytesMut::new();
+    /// codec.encode(&[5u8, 0, 1, 0, 42][..], &mut wire)?;
+    /// let packet = codec.decode(&mut wire)?.unwrap();
+    /// assert_eq!(&packet[..], [5, 0, 1, 0, 42]);
+    /// assert!(wire.is_empty());
+    /// # Ok::<(), def_runtime::tera::framing::CodecError>(())
+    /// ```
+    #[derive(Debug, Clone, Default)]
+    pub struct TeraCodec {
+        /// Stream offset of the next packet to decode.
+        offset: u64,
+        failed: Option<FrameError>,
+    }
+
+    impl TeraCodec {
+        /// A codec at stream offset 0.
+        pub fn new() -> Self {
+            Self::default()
+        }
+
+        /// Stream offset of the next packet to decode (bytes decoded so far).
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+    }
+
+    /// An error of [`TeraCodec`].
+    #[derive(Debug, thiserror::Error)]
+    #[non_exhaustive]
+    pub enum CodecError {
+        /// The stream could not be split.
+        #[error(transparent)]
+        Frame(#[from] FrameError),
+        /// A packet to encode has fewer than 4 bytes, or a header length other than its length.
+        #[error("packet to encode is {actual} bytes but its header gives {header:?}")]
+        LengthMismatch {
+            /// The header's length (`None` if the packet has fewer than 4 bytes).
+            header: Option<u16>,
+            /// The packet's length.
+            actual: usize,
+        },
+        /// Reading or writing the underlying stream failed.
+        #[error(transparent)]
+        Io(#[from] std::io::Error),
+    }
+
+    impl Decoder for TeraCodec {
+        type Item = BytesMut;
+        type Error = CodecError;
+
+        fn decode(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, CodecError> {
+            if let Some(err) = &self.failed {
+                return Err(err.clone().into());
+            }
+            match front(src) {
+                Front::Packet(len) => {
+                    self.offset += len as u64;
+                    Ok(Some(src.split_to(len)))
+                }
+                Front::Partial(needed) => {
+                    src.reserve(needed - src.len());
+                    Ok(None)
+                }
+                Front::Bad(length) => {
+                    let err = FrameError::BadLength {
+                        offset: self.offset,
+                        length,
+                    };
+                    self.failed = Some(err.clone());
+                    Err(err.into())
+                }
+            }
+        }
+
+        fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<BytesMut>, CodecError> {
+            if let Some(packet) = self.decode(src)? {
+                return Ok(Some(packet));
+            }
+            match at_end(src, self.offset) {
+                None => Ok(None),
+                Some(err) => {
+                    src.clear();
+                    Err(err.into())
+                }
+            }
+        }
+    }
+
+    fn check(packet: &[u8]) -> Result<(), CodecError> {
+        let header = match *packet {
+            [a, b, _, _, ..] => Some(u16::from_le_bytes([a, b])),
+            _ => None,
+        };
+        match header {
+            Some(h) if usize::from(h) == packet.len() && packet.len() >= HEADER_LEN => Ok(()),
+            _ => Err(CodecError::LengthMismatch {
+                header,
+                actual: packet.len(),
+            }),
+        }
+    }
+
+    impl Encoder<&[u8]> for TeraCodec {
+        type Error = CodecError;
+
+        fn encode(&mut self, packet: &[u8], dst: &mut BytesMut) -> Result<(), CodecError> {
+            check(packet)?;
+            dst.put_slice(packet);
+            Ok(())
+        }
+    }
+
+    impl Encoder<BytesMut> for TeraCodec {
+        type Error = CodecError;
+
+        fn encode(&mut self, packet: BytesMut, dst: &mut BytesMut) -> Result<(), CodecError> {
+            self.encode(&packet[..], dst)
+        }
+    }
+}
