@@ -73,9 +73,7 @@ pub enum FrameError {
         length: u16,
     },
     /// The stream ended inside a packet.
-    #[error(
-        "stream ends inside a packet at stream offset {offset}: {available} bytes of {needed}"
-    )]
+    #[error("stream ends inside a packet at stream offset {offset}: {available} bytes of {needed}")]
     Incomplete {
         /// Stream offset of the packet.
         offset: u64,
@@ -193,12 +191,13 @@ impl core::iter::FusedIterator for Packets<'_> {}
 /// buffer; a packet is then lent, not copied). The lending borrow ends before the next `push`.
 ///
 /// **Memory.** The buffer holds the bytes pushed and not yet pulled, plus already-pulled bytes
-/// that `push` has not dropped yet: `push` moves the unpulled bytes to the front whenever the
-/// pulled ones are at least as many, so the pulled prefix is always smaller than what was
-/// unpulled at the last push. A reader that pulls every whole packet after each push has less
-/// than one packet (at most 65535 bytes) unpulled at that point, so its buffer never exceeds one
-/// maximal packet plus the bytes pushed and not yet pulled (and `Vec`'s growth on top). Each
-/// moved byte is paid for by at least one pulled byte that is dropped, so the moves cost
+/// that `push` has not dropped yet: a (non-empty) `push` first moves the unpulled bytes to the
+/// front whenever the pulled ones are at least as many, so right after a push the pulled bytes
+/// kept are fewer than those that were unpulled before it. A reader that pulls every whole
+/// packet after each push has less than one packet (at most 65535 bytes) unpulled at that point,
+/// so right after each push its buffer holds less than one maximal packet beyond the bytes not
+/// yet pulled; pulls never grow it (`Vec`'s growth policy comes on top). Each moved byte is paid
+/// for by at least one pulled byte that is dropped, so the moves cost
 /// linear time in the stream's length, whatever the chunk sizes.
 ///
 /// **Errors.** A length below 4 makes every later `next_packet` return the same
