@@ -177,7 +177,7 @@ fn a_packet_past_the_end_waits_for_more_bytes() {
     let mut s = Splitter::new();
     for (i, b) in p.iter().enumerate() {
         assert_eq!(s.next_packet(), None);
-        let needed = if i < 4 { 4 } else { p.len() };
+        let needed = if i < 2 { 4 } else { p.len() };
         assert_eq!(
             s.finish(),
             if i == 0 {
@@ -208,13 +208,23 @@ fn a_packet_past_the_end_waits_for_more_bytes() {
         })
     );
 
-    // Only a header, cut: the iterator reports 4 bytes needed.
+    // A header cut: the length is known from its 2 bytes, 4 are needed before them.
+    for (cut, needed) in [(&[5u8, 0, 1][..], 5), (&[5, 0], 5), (&[5], 4)] {
+        assert_eq!(
+            packets(cut).collect::<Vec<_>>(),
+            [Err(FrameError::Incomplete {
+                offset: 0,
+                available: cut.len(),
+                needed
+            })]
+        );
+    }
+    // A length below 4 is an error as soon as its 2 bytes are there.
     assert_eq!(
-        packets(&[5, 0, 1]).collect::<Vec<_>>(),
-        [Err(FrameError::Incomplete {
+        packets(&[3, 0]).collect::<Vec<_>>(),
+        [Err(FrameError::BadLength {
             offset: 0,
-            available: 3,
-            needed: 4
+            length: 3
         })]
     );
     assert_eq!(packets(&[]).count(), 0);
@@ -303,7 +313,10 @@ proptest! {
             t => Err(FrameError::Incomplete {
                 offset,
                 available: t.len(),
-                needed: if t.len() < 4 { 4 } else { usize::from(u16::from_le_bytes([t[0], t[1]])) },
+                needed: match *t {
+                    [a, b, ..] => usize::from(u16::from_le_bytes([a, b])),
+                    _ => 4,
+                },
             }),
         };
         prop_assert_eq!(&slice_end, &expected_end);

@@ -79,7 +79,7 @@ pub enum FrameError {
         offset: u64,
         /// Bytes of it that arrived.
         available: usize,
-        /// Bytes it needs: its header's length, or 4 when the header itself is cut.
+        /// Bytes it needs: its header's length, or 4 when not even the length's 2 bytes came.
         needed: usize,
     },
     /// [`Splitter::finish`] was called with a whole packet still to pull: a caller's mistake,
@@ -103,9 +103,11 @@ enum Front {
     Bad(u16),
 }
 
+/// The length is read as soon as its 2 bytes are there, so a bad one is reported, and a
+/// packet's full size known, before the opcode arrives.
 #[inline]
 fn front(bytes: &[u8]) -> Front {
-    let [a, b, _, _, ..] = *bytes else {
+    let [a, b, ..] = *bytes else {
         return Front::Partial(HEADER_LEN);
     };
     let length = u16::from_le_bytes([a, b]);
