@@ -191,6 +191,9 @@ impl core::iter::FusedIterator for Packets<'_> {}
 ///
 /// Packets are slices of the splitter's own buffer (it copies each pushed byte once, into the
 /// buffer; a packet is then lent, not copied). The lending borrow ends before the next `push`.
+/// Decision: an owned buffer rather than borrowing the caller's, because socket reads cut
+/// packets anywhere and a packet split across two reads must be joined somewhere; bytes already
+/// whole in memory (a capture file) go through [`packets`], which copies nothing.
 ///
 /// **Memory.** The buffer holds the bytes pushed and not yet pulled, plus already-pulled bytes
 /// that `push` has not dropped yet: a (non-empty) `push` first moves the unpulled bytes to the
@@ -238,7 +241,6 @@ impl Splitter {
 
     /// The next whole packet, header included, as a slice of the buffer; `None` until more bytes
     /// are pushed. After an `Err`, every call returns the same error.
-    #[allow(clippy::should_implement_trait)]
     pub fn next_packet(&mut self) -> Option<Result<&[u8], FrameError>> {
         if let Some(err) = &self.failed {
             return Some(Err(err.clone()));
