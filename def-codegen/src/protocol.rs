@@ -798,7 +798,9 @@ fn packet_impl(s: &mut String, rt: &str, variants: &[Variant]) {
     let encode_opts = if empty {
         String::new()
     } else {
-        format!("        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n")
+        format!(
+            "        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n"
+        )
     };
     s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
     for (v, ty, _, _, _) in variants {
@@ -822,9 +824,15 @@ fn packet_impl(s: &mut String, rt: &str, variants: &[Variant]) {
     }
     s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n\n    /// The definition version of the message (`S_LOGIN.14.def`: 14); `None` for a raw packet.\n    pub fn version(&self) -> ::core::option::Option<u32> {\n        match self {\n");
     for (v, _, _, _, cur) in variants {
-        writeln!(s, "            Packet::{v}(_) => ::core::option::Option::Some({cur}),").ok();
+        writeln!(
+            s,
+            "            Packet::{v}(_) => ::core::option::Option::Some({cur}),"
+        )
+        .ok();
     }
-    s.push_str("            Packet::Raw(_) => ::core::option::Option::None,\n        }\n    }\n}\n");
+    s.push_str(
+        "            Packet::Raw(_) => ::core::option::Option::None,\n        }\n    }\n}\n",
+    );
 
     // serde: hand-written (the generated crate's serde has no derive feature).
     s.push_str(&format!(

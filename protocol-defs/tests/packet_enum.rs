@@ -177,8 +177,9 @@ fn header_length_must_be_the_slice_length() {
 /// A packet of `file` with every value zero and every array empty, written by the dynamic codec
 /// (an independent writer).
 fn zero_packet(file: &str, code: u16) -> Vec<u8> {
-    let dir = support::tera_data("definitions")
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/definitions"));
+    let dir = support::tera_data("definitions").unwrap_or_else(|| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/definitions")
+    });
     let def = def_runtime::tera::dynamic::Definition::from_file(
         &dir.join(file),
         def_parser::Mode::Compatible,
@@ -233,15 +234,14 @@ fn strict_mode_is_reachable() {
             }
             let mut b = bytes.clone();
             b[at] ^= 1;
-            let strict = Packet::decode(&b, Options::new().strict(true));
-            if let Err(e) = &strict {
-                if matches!(e.kind(), DecodeErrorKind::HereMismatch { .. }) {
-                    assert!(
-                        Packet::decode(&b, Options::new()).is_ok(),
-                        "compatible mode refuses a wrong `here`: {e}"
-                    );
-                    broken_here += 1;
-                }
+            if let Err(e) = Packet::decode(&b, Options::new().strict(true))
+                && matches!(e.kind(), DecodeErrorKind::HereMismatch { .. })
+            {
+                assert!(
+                    Packet::decode(&b, Options::new()).is_ok(),
+                    "compatible mode refuses a wrong `here`: {e}"
+                );
+                broken_here += 1;
             }
         }
         if broken_here >= 20 {
