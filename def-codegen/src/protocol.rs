@@ -912,10 +912,8 @@ fn packet_from_json(mut m: ::serde_json::Map<{rt}::__private::String, ::serde_js
         let data = m.remove("data").ok_or_else(|| ::std::format!("{{name}}: \"data\" is missing"))?;
         let version = m.remove("version");
         let p = packet_from_data(&name, data)?;
-        if let ::core::option::Option::Some(v) = version {{
-            if v.as_u64() != p.version().map(u64::from) {{
-                return ::core::result::Result::Err(::std::format!("{{name}}: version {{v}} is not the current one here"));
-            }}
+        if let ::core::option::Option::Some(v) = version.filter(|v| v.as_u64() != p.version().map(u64::from)) {{
+            return ::core::result::Result::Err(::std::format!("{{name}}: version {{v}} is not the current one here"));
         }}
         p
     }};
