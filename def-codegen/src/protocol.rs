@@ -718,8 +718,9 @@ mod json {{
 
     /// The `data` of a message in the serde form of the `Packet` enum.
     #[allow(dead_code)]
-    pub fn data<P: ::serde::de::DeserializeOwned>(name: &str, data: ::serde_json::Value) -> ::core::result::Result<P, {rt}::__private::String> {{
-        ::serde_json::from_value(data).map_err(|e| ::std::format!("{{name}}.data: {{e}}"))
+    pub fn data<P: ::serde::de::DeserializeOwned>(name: &str, data: &::serde_json::Value) -> ::core::result::Result<P, {rt}::__private::String> {{
+        // Through `&Value`, as `encode` above: one instantiation per message, not two.
+        P::deserialize(data).map_err(|e| ::std::format!("{{name}}.data: {{e}}"))
     }}
 }}
 "#
@@ -935,7 +936,7 @@ fn packet_from_data(name: &str, data: ::serde_json::Value) -> ::core::result::Re
         for (v, _, name, _, _) in variants {
             writeln!(
                 s,
-                "        {name:?} => Packet::{v}(json::data(name, data)?),"
+                "        {name:?} => Packet::{v}(json::data(name, &data)?),"
             )
             .ok();
         }
