@@ -635,57 +635,7 @@ pub enum Packet {{
         .ok();
     }
     s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
-    // Without variants the options would be unused locals (a warning in the user's build).
-    // Nor a match with only the `_` arm (clippy's match_single_binding).
-    let open_match = if variants.is_empty() {
-        ""
-    } else {
-        "match opcode {"
-    };
-    let (decode_opts, encode_opts) = if variants.is_empty() {
-        (String::new(), String::new())
-    } else {
-        let opts =
-            format!("        let opts = {rt}::Options::new().padding(has_padding(opcode));\n");
-        (
-            opts.clone(),
-            format!("        let opcode = self.opcode();\n{opts}"),
-        )
-    };
-    s.push_str(&format!("impl Packet {{\n    /// Reads a whole packet, choosing the message by the opcode of its header. An unknown opcode,\n    /// or a message without a current definition, gives [`Packet::Raw`].\n    pub fn decode(bytes: &[u8]) -> ::core::result::Result<Self, {rt}::DecodeError> {{\n        let opcode = match {rt}::tera::opcode(bytes) {{\n            ::core::option::Option::Some(o) => o,\n            ::core::option::Option::None => return ::core::result::Result::Ok(Packet::Raw(RawPacket {{ opcode: 0, name: ::core::option::Option::None, bytes: bytes.to_vec() }})),\n        }};\n{decode_opts}        ::core::result::Result::Ok({open_match}\n"));
-    for (v, ty, _, code, _) in &variants {
-        writeln!(
-            s,
-            "            {code} => Packet::{v}(<{ty} as {rt}::Packet>::decode(bytes, opts)?),"
-        )
-        .ok();
-    }
-    s.push_str(if variants.is_empty() {
-        "            Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        )\n    }\n\n"
-    } else {
-        "            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n"
-    });
-    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
-    for (v, ty, _, _, _) in &variants {
-        writeln!(
-            s,
-            "            Packet::{v}(p) => <{ty} as {rt}::Packet>::encode(p, opcode, opts),"
-        )
-        .ok();
-    }
-    s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
-    for (v, _, _, code, _) in &variants {
-        writeln!(s, "            Packet::{v}(_) => {code},").ok();
-    }
-    s.push_str("            Packet::Raw(r) => r.opcode,\n        }\n    }\n\n    /// The message name (`None` for a raw packet whose opcode the map does not know).\n    pub fn name(&self) -> ::core::option::Option<&'static str> {\n        match self {\n");
-    for (v, _, name, _, _) in &variants {
-        writeln!(
-            s,
-            "            Packet::{v}(_) => ::core::option::Option::Some({name:?}),"
-        )
-        .ok();
-    }
-    s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n}\n");
+    packet_impl(&mut s, rt, &variants);
 
     // Every definition with JSON entry points (tools, tests).
     s.push_str(&format!(
@@ -754,6 +704,24 @@ mod json {{
         let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
         p.encode(opcode, opts).map_err(|e| e.to_string())
     }}
+
+    /// A message in the serde form of the `Packet` enum.
+    #[allow(dead_code)]
+    pub fn message<S: ::serde::Serializer, P: ::serde::Serialize>(s: S, name: &'static str, version: u32, data: &P) -> ::core::result::Result<S::Ok, S::Error> {{
+        use ::serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("Packet", 3)?;
+        st.serialize_field("name", name)?;
+        st.serialize_field("version", &version)?;
+        st.serialize_field("data", data)?;
+        st.end()
+    }}
+
+    /// The `data` of a message in the serde form of the `Packet` enum.
+    #[allow(dead_code)]
+    pub fn data<P: ::serde::de::DeserializeOwned>(name: &str, data: &::serde_json::Value) -> ::core::result::Result<P, {rt}::__private::String> {{
+        // Through `&Value`, as `encode` above: one instantiation per message, not two.
+        P::deserialize(data).map_err(|e| ::std::format!("{{name}}.data: {{e}}"))
+    }}
 }}
 "#
         ));
@@ -774,6 +742,206 @@ mod json {{
         messages: variants.len(),
         code_bytes,
     })
+}
+
+/// One variant of the `Packet` enum: its Rust name, type path, message name, opcode and version.
+type Variant = (String, String, String, u16, u32);
+
+/// The `impl Packet` block (decode, encode, opcode, name, version) and, behind the `serde`
+/// feature, its Serialize/Deserialize.
+///
+/// Decisions written into the generated docs: `decode` takes exactly one packet (fewer than 4
+/// bytes, or a header length other than the slice's, is an error in every mode, for typed and raw
+/// packets alike); the padding of the caller's options is replaced by the per-opcode rule
+/// (`has_padding`); the JSON form is `{"name", "version", "data"}` for a typed packet and
+/// `{"opcode", "name", "bytes"}` for a raw one.
+fn packet_impl(s: &mut String, rt: &str, variants: &[Variant]) {
+    // Without variants a match with only the `_` arm trips clippy's match_single_binding, and the
+    // options would be unused.
+    let empty = variants.is_empty();
+    s.push_str(&format!(
+        r#"impl Packet {{
+    /// Reads one whole packet, choosing the message by the opcode of its header. An unknown
+    /// opcode, or a message without a current definition, gives [`Packet::Raw`] with the bytes
+    /// unchanged.
+    ///
+    /// `bytes` must be exactly one packet: fewer than 4 bytes (no header) is an error
+    /// (`Truncated` at offset 0), and so is a header length other than `bytes.len()`
+    /// (`LengthMismatch` at offset 0, in every mode, raw packets included: a stream must be split
+    /// into packets first). `opts.strict` applies as for the message types; `opts.padding` is
+    /// replaced by the protocol's rule for the opcode ([`has_padding`]).
+    pub fn decode(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<Self, {rt}::DecodeError> {{
+        let opcode = match {rt}::tera::opcode(bytes) {{
+            ::core::option::Option::Some(o) => o,
+            ::core::option::Option::None => {{
+                return ::core::result::Result::Err({rt}::DecodeError::new({rt}::tera::DecodeErrorKind::Truncated {{ needed: 4, available: bytes.len() }}, 0).in_field("header"));
+            }}
+        }};
+        let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
+        if header != bytes.len() {{
+            return ::core::result::Result::Err({rt}::DecodeError::new({rt}::tera::DecodeErrorKind::LengthMismatch {{ header, actual: bytes.len() }}, 0));
+        }}
+"#
+    ));
+    if empty {
+        s.push_str("        let _ = opts;\n        ::core::result::Result::Ok(Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }))\n    }\n\n");
+    } else {
+        s.push_str("        let opts = opts.padding(has_padding(opcode));\n        ::core::result::Result::Ok(match opcode {\n");
+        for (v, ty, _, code, _) in variants {
+            writeln!(
+                s,
+                "            {code} => Packet::{v}(<{ty} as {rt}::Packet>::decode(bytes, opts)?),"
+            )
+            .ok();
+        }
+        s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
+    }
+    let encode_opts = if empty {
+        String::new()
+    } else {
+        format!(
+            "        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n"
+        )
+    };
+    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
+    for (v, ty, _, _, _) in variants {
+        writeln!(
+            s,
+            "            Packet::{v}(p) => <{ty} as {rt}::Packet>::encode(p, opcode, opts),"
+        )
+        .ok();
+    }
+    s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
+    for (v, _, _, code, _) in variants {
+        writeln!(s, "            Packet::{v}(_) => {code},").ok();
+    }
+    s.push_str("            Packet::Raw(r) => r.opcode,\n        }\n    }\n\n    /// The message name (`None` for a raw packet whose opcode the map does not know).\n    pub fn name(&self) -> ::core::option::Option<&'static str> {\n        match self {\n");
+    for (v, _, name, _, _) in variants {
+        writeln!(
+            s,
+            "            Packet::{v}(_) => ::core::option::Option::Some({name:?}),"
+        )
+        .ok();
+    }
+    s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n\n    /// The definition version of the message (`S_LOGIN.14.def`: 14); `None` for a raw packet.\n    pub fn version(&self) -> ::core::option::Option<u32> {\n        match self {\n");
+    for (v, _, _, _, cur) in variants {
+        writeln!(
+            s,
+            "            Packet::{v}(_) => ::core::option::Option::Some({cur}),"
+        )
+        .ok();
+    }
+    s.push_str(
+        "            Packet::Raw(_) => ::core::option::Option::None,\n        }\n    }\n}\n",
+    );
+
+    // serde: hand-written (the generated crate's serde has no derive feature).
+    s.push_str(&format!(
+        r#"
+/// JSON form: `{{"opcode": 1234, "name": "S_X" or null, "bytes": "0c00d204..."}}` (the whole
+/// packet, header included, as lowercase hex).
+#[cfg(feature = "serde")]
+impl ::serde::Serialize for RawPacket {{
+    fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
+        use ::serde::ser::SerializeStruct as _;
+        let mut st = s.serialize_struct("RawPacket", 3)?;
+        st.serialize_field("opcode", &self.opcode)?;
+        st.serialize_field("name", &self.name)?;
+        st.serialize_field("bytes", &{rt}::tera::json::to_hex(&self.bytes))?;
+        st.end()
+    }}
+}}
+
+/// JSON form: a message as `{{"name": "S_LOGIN", "version": 14, "data": {{...}}}}`, where `data`
+/// is the object TERA Toolbox gives its hooks (field names as in the `.def`, the tera-vectors
+/// form); a raw packet as [`RawPacket`]'s form. Deserializing reads the same forms (through
+/// `serde_json` values, so from a self-describing format): `version`, when given, must be the
+/// current version of that message; `name` must be a current message of this protocol; a raw
+/// packet's bytes must be one whole packet whose header has its `opcode`, and its `name`, when
+/// not null, must be the map's name for that opcode. Any other key is an error.
+#[cfg(feature = "serde")]
+impl ::serde::Serialize for Packet {{
+    fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
+        match self {{
+"#
+    ));
+    for (v, _, name, _, cur) in variants {
+        writeln!(
+            s,
+            "            Packet::{v}(p) => json::message(s, {name:?}, {cur}, p),"
+        )
+        .ok();
+    }
+    s.push_str(&format!(
+        r#"            Packet::Raw(r) => ::serde::Serialize::serialize(r, s),
+        }}
+    }}
+}}
+
+#[cfg(feature = "serde")]
+impl<'de> ::serde::Deserialize<'de> for Packet {{
+    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {{
+        let m = <::serde_json::Map<{rt}::__private::String, ::serde_json::Value> as ::serde::Deserialize>::deserialize(d)?;
+        packet_from_json(m).map_err(<D::Error as ::serde::de::Error>::custom)
+    }}
+}}
+
+/// The [`Packet`] of a JSON object in its serde form.
+#[cfg(feature = "serde")]
+fn packet_from_json(mut m: ::serde_json::Map<{rt}::__private::String, ::serde_json::Value>) -> ::core::result::Result<Packet, {rt}::__private::String> {{
+    use {rt}::__private::String;
+    use ::serde_json::Value;
+    let raw = m.contains_key("opcode") || m.contains_key("bytes");
+    let name = m.remove("name");
+    let p = if raw {{
+        let opcode = m.remove("opcode").as_ref().and_then(Value::as_u64).and_then(|o| u16::try_from(o).ok()).ok_or_else(|| String::from("a raw packet needs \"opcode\", an integer up to 65535"))?;
+        let bytes = m.remove("bytes").as_ref().and_then(Value::as_str).and_then({rt}::tera::json::from_hex).ok_or_else(|| String::from("a raw packet needs \"bytes\", a hex string"))?;
+        if {rt}::tera::opcode(&bytes) != ::core::option::Option::Some(opcode) || usize::from(u16::from_le_bytes([bytes[0], bytes[1]])) != bytes.len() {{
+            return ::core::result::Result::Err(::std::format!("\"bytes\" is not one whole packet with opcode {{opcode}} in its header"));
+        }}
+        match name {{
+            ::core::option::Option::None | ::core::option::Option::Some(Value::Null) => {{}}
+            ::core::option::Option::Some(n) if n.as_str() == name_of(opcode) => {{}}
+            ::core::option::Option::Some(n) => return ::core::result::Result::Err(::std::format!("\"name\" {{n}} is not the name of opcode {{opcode}}")),
+        }}
+        Packet::Raw(RawPacket {{ opcode, name: name_of(opcode), bytes }})
+    }} else {{
+        let name = match name {{
+            ::core::option::Option::Some(Value::String(n)) => n,
+            _ => return ::core::result::Result::Err(String::from("a packet needs \"name\" (a string) and \"data\", or \"opcode\" and \"bytes\"")),
+        }};
+        let data = m.remove("data").ok_or_else(|| ::std::format!("{{name}}: \"data\" is missing"))?;
+        let version = m.remove("version");
+        let p = packet_from_data(&name, data)?;
+        if let ::core::option::Option::Some(v) = version.filter(|v| v.as_u64() != p.version().map(u64::from)) {{
+            return ::core::result::Result::Err(::std::format!("{{name}}: version {{v}} is not the current one here"));
+        }}
+        p
+    }};
+    match m.keys().next() {{
+        ::core::option::Option::Some(k) => ::core::result::Result::Err(::std::format!("unknown key {{k:?}}")),
+        ::core::option::Option::None => ::core::result::Result::Ok(p),
+    }}
+}}
+
+/// The message `name` with the fields `data` (its `.def` names).
+#[cfg(feature = "serde")]
+fn packet_from_data(name: &str, data: ::serde_json::Value) -> ::core::result::Result<Packet, {rt}::__private::String> {{
+"#
+    ));
+    if empty {
+        s.push_str("    let _ = data;\n    ::core::result::Result::Err(::std::format!(\"no current message {name:?} in this protocol\"))\n}\n");
+    } else {
+        s.push_str("    ::core::result::Result::Ok(match name {\n");
+        for (v, _, name, _, _) in variants {
+            writeln!(
+                s,
+                "        {name:?} => Packet::{v}(json::data(name, &data)?),"
+            )
+            .ok();
+        }
+        s.push_str("        _ => return ::core::result::Result::Err(::std::format!(\"no current message {name:?} in this protocol\")),\n    })\n}\n");
+    }
 }
 
 /// The version of def-runtime that code from this generator is written for: def-codegen, defc and
@@ -957,7 +1125,7 @@ all-features = true
         v = p.version
     );
     let readme = format!(
-        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum, on def-runtime {rt}.\n\n```toml\n[dependencies]\n{name} = \"0.1\" # feature `serde` (default): Serialize/Deserialize and JSON entry points\n```\n\n```rust,ignore\nlet packet = {crate_ident}::Packet::decode(&bytes)?; // unknown opcodes give Packet::Raw\nlet again = packet.encode()?;\n```\n",
+        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum, on def-runtime {rt}.\n\n```toml\n[dependencies]\n{name} = \"0.1\" # feature `serde` (default): Serialize/Deserialize and JSON entry points\n```\n\n```rust,ignore\nlet packet = {crate_ident}::Packet::decode(&bytes, def_runtime::Options::new())?; // one whole packet; unknown opcodes give Packet::Raw\nlet json = serde_json::to_string(&packet)?; // {{\"name\":\"S_LOGIN\",\"version\":14,\"data\":{{...}}}}\nlet again = packet.encode()?;\n```\n",
         p.definitions,
         p.messages,
         v = p.version,

@@ -281,7 +281,13 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
             Ok(code) => {
                 let m = format!("d{k}");
                 write(&krate.join("src").join(format!("{m}.rs")), &code);
-                writeln!(lib, "pub mod {m};").unwrap();
+                // Code made with `serde(true)` uses serde unconditionally: only with the feature.
+                let gate = if serde {
+                    "#[cfg(feature = \"serde\")]\n"
+                } else {
+                    ""
+                };
+                writeln!(lib, "{gate}pub mod {m};").unwrap();
                 sources.push((m, format!("{file} (serde {serde}):\n{text:?}")));
                 compiled += 1;
             }
@@ -350,10 +356,27 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
     }
     write(&krate.join("src/lib.rs"), &lib);
 
+    // With the serde feature (the default) and without it: the generated code gates its serde
+    // items, and neither side may leave an unused item or import behind.
+    for features in [&[][..], &["--no-default-features"][..]] {
+        check_crate(&krate, &root, features, &sources);
+    }
+    eprintln!(
+        "names_compile: seed {seed}: {compiled} modules compiled, {refused} cases refused ({reasons:?})"
+    );
+    assert!(
+        compiled > 0 && refused > 0,
+        "{compiled} compiled, {refused} refused"
+    );
+}
+
+/// `cargo check` of the batch crate with `-D warnings`; a failure names the cases it points into.
+fn check_crate(krate: &Path, root: &Path, features: &[&str], sources: &[(String, String)]) {
     let started = std::time::Instant::now();
     let output = Command::new(env!("CARGO"))
         .args(["check", "--offline", "--quiet", "--message-format=short"])
-        .current_dir(&krate)
+        .args(features)
+        .current_dir(krate)
         .env("CARGO_TARGET_DIR", root.join("target"))
         .env("RUSTFLAGS", "-D warnings")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
@@ -361,13 +384,13 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     eprintln!(
-        "names_compile: seed {seed}: {compiled} modules compiled, {refused} cases refused ({reasons:?}); cargo check took {:.1} s",
+        "names_compile: cargo check {features:?} took {:.1} s",
         started.elapsed().as_secs_f64()
     );
     if !output.status.success() || stderr.contains("warning") {
         // Name the cases the messages point into.
         let mut shown = String::new();
-        for (m, src) in &sources {
+        for (m, src) in sources {
             if stderr.contains(&format!("src/{m}.rs")) || stderr.contains(&format!("src/{m}/")) {
                 writeln!(shown, "--- {m}: {src}").unwrap();
             }
@@ -377,8 +400,4 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
             stderr.chars().take(20_000).collect::<String>()
         );
     }
-    assert!(
-        compiled > 0 && refused > 0,
-        "{compiled} compiled, {refused} refused"
-    );
 }
