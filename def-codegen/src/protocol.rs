@@ -642,6 +642,7 @@ pub enum Packet {{
         r#"
 /// One compiled definition, with JSON entry points for tools and tests.
 #[derive(Debug, Clone, Copy)]
+#[allow(clippy::type_complexity)] // the entry points' types, spelled out for the reader
 pub struct Definition {{
     /// The `.def` file name.
     pub file: &'static str,
