@@ -176,12 +176,13 @@ fn kind(v: &crate::json::Value) -> &'static str {
 }
 
 /// The JSON reading of `deprecated.json` (the only part that knows the JSON reader): the
-/// two-level object into entries, without checking them. Errors carry the byte offset.
-fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, (usize, String)> {
+/// two-level object into entries, without checking them. Errors start with `LINE:COLUMN`.
+fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, String> {
     use crate::json::Kind;
-    let v = crate::json::parse(text).map_err(|e| (usize::MAX, e.to_string()))?;
+    let v = crate::json::parse(text).map_err(|e| e.to_string())?;
     let top = v.as_object().ok_or_else(|| {
-        (
+        at(
+            text,
             v.offset,
             format!("expected an object of messages, got {}", kind(&v)),
         )
@@ -189,7 +190,8 @@ fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, (usize, String)> 
     let mut out = Vec::new();
     for (name, versions) in top {
         let versions = versions.as_object().ok_or_else(|| {
-            (
+            at(
+                text,
                 versions.offset,
                 format!(
                     "`{}`: expected an object of versions, got {}",
@@ -202,7 +204,8 @@ fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, (usize, String)> 
             let fields = entry
                 .as_object()
                 .ok_or_else(|| {
-                    (
+                    at(
+                        text,
                         entry.offset,
                         format!(
                             "`{}.{}`: expected {{\"max\": N, \"readable\": bool}}, got {}",
@@ -233,17 +236,24 @@ fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, (usize, String)> 
     Ok(out)
 }
 
+/// `message` after the `LINE:COLUMN` of the byte `offset` of `text`.
+fn at(text: &str, offset: usize, message: String) -> String {
+    let (line, column) = crate::json::line_column(text, offset);
+    format!("{line}:{column}: {message}")
+}
+
 /// Checks the entries of `deprecated.json`: each names a definition the folder has (`known`:
 /// name and version), with `max` a patch number (a `u32`, never truncated) and `readable` a
 /// boolean (default `false`), and nothing else. Errors name the entry (`S_LOGIN.14.max`).
 fn check_deprecations(
+    text: &str,
     raw: Vec<RawDeprecation>,
     known: &std::collections::BTreeSet<(String, u32)>,
-) -> Result<BTreeMap<(String, u32), Deprecation>, (usize, String)> {
+) -> Result<BTreeMap<(String, u32), Deprecation>, String> {
     let mut out = BTreeMap::new();
     for e in raw {
-        let at_entry = e.offset;
-        let fail = |m: String| (at_entry, m);
+        let entry = e.offset;
+        let fail = |m: String| at(text, entry, m);
         let at = format!(
             "{}.{}",
             def_parser::diag::shorten(&e.name),
@@ -292,19 +302,11 @@ fn read_deprecated(
     path: &Path,
     known: &std::collections::BTreeSet<(String, u32)>,
 ) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
+    // The JSON reader skips a leading byte-order mark and leaves it out of columns.
     let text = crate::input::read_text(path)?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    raw_deprecations(text)
-        .and_then(|raw| check_deprecations(raw, known))
-        .map_err(|(offset, m)| {
-            // The JSON reader's own errors already start with LINE:COLUMN.
-            if offset == usize::MAX {
-                Error::Map(format!("{}:{m}", path.display()))
-            } else {
-                let (line, column) = crate::json::line_column(text, offset);
-                Error::Map(format!("{}:{line}:{column}: {m}", path.display()))
-            }
-        })
+    raw_deprecations(&text)
+        .and_then(|raw| check_deprecations(&text, raw, known))
+        .map_err(|m| Error::Map(format!("{}:{m}", path.display())))
 }
 
 /// The status of one definition version for the chosen patch.
