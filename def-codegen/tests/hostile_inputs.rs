@@ -155,6 +155,9 @@ fn deprecated_json_is_checked_and_never_truncated() {
         e.contains("deprecated.json:1:15: `S_A.1.max`: 4294967409 is not a patch number"),
         "{e}"
     );
+    // A leading byte-order mark is skipped and not counted in columns.
+    let e = deprecated_error("\u{feff}{\"S_A\": {\"1\": {\"max\": 4294967409}}}");
+    assert!(e.contains("deprecated.json:1:15: `S_A.1.max`"), "{e}");
     let e = deprecated_error(r#"{"S_A": {"1": {"max": -1}}}"#);
     assert!(e.contains("`S_A.1.max`: -1"), "{e}");
     let e = deprecated_error(r#"{"S_A": {"1": {"max": 1.5}}}"#);
