@@ -774,16 +774,7 @@ fn packet_impl(s: &mut String, rt: &str, variants: &[Variant]) {
     /// into packets first). `opts.strict` applies as for the message types; `opts.padding` is
     /// replaced by the protocol's rule for the opcode ([`has_padding`]).
     pub fn decode(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<Self, {rt}::DecodeError> {{
-        let opcode = match {rt}::tera::opcode(bytes) {{
-            ::core::option::Option::Some(o) => o,
-            ::core::option::Option::None => {{
-                return ::core::result::Result::Err({rt}::DecodeError::new({rt}::tera::DecodeErrorKind::Truncated {{ needed: 4, available: bytes.len() }}, 0).in_field("header"));
-            }}
-        }};
-        let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
-        if header != bytes.len() {{
-            return ::core::result::Result::Err({rt}::DecodeError::new({rt}::tera::DecodeErrorKind::LengthMismatch {{ header, actual: bytes.len() }}, 0));
-        }}
+        let opcode = {rt}::tera::whole_opcode(bytes)?;
 "#
     ));
     if empty {

@@ -21,7 +21,7 @@ pub mod json;
 pub mod dynamic;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
-pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate};
+pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate, whole_opcode};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 pub use wire::{Level, Options};
 

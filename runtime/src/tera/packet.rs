@@ -70,16 +70,7 @@ pub(crate) fn decode_whole<T>(
         .in_field("header"));
     }
     if opts.strict {
-        let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
-        if header != bytes.len() {
-            return Err(DecodeError::new(
-                DecodeErrorKind::LengthMismatch {
-                    header,
-                    actual: bytes.len(),
-                },
-                0,
-            ));
-        }
+        check_length(bytes)?;
     }
     let mut r = Reader::new(bytes, opts);
     let p = body(&mut r)?;
@@ -136,6 +127,39 @@ pub(crate) fn encode_whole<E: From<EncodeError>>(
 /// The opcode in a packet's header, if it has one.
 pub fn opcode(bytes: &[u8]) -> Option<u16> {
     Some(u16::from_le_bytes([*bytes.get(2)?, *bytes.get(3)?]))
+}
+
+/// The opcode of `bytes` if they are exactly one packet: fewer than 4 bytes is `Truncated` in the
+/// field `header`, a header length other than `bytes.len()` is `LengthMismatch`, both at offset
+/// 0. What a protocol's `Packet::decode` checks before choosing the message by its opcode.
+pub fn whole_opcode(bytes: &[u8]) -> Result<u16, DecodeError> {
+    let Some(opcode) = opcode(bytes) else {
+        return Err(DecodeError::new(
+            DecodeErrorKind::Truncated {
+                needed: 4,
+                available: bytes.len(),
+            },
+            0,
+        )
+        .in_field("header"));
+    };
+    check_length(bytes)?;
+    Ok(opcode)
+}
+
+/// The header's length is the packet's (`bytes` holds at least the 2 bytes of the length).
+fn check_length(bytes: &[u8]) -> Result<(), DecodeError> {
+    let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
+    if header != bytes.len() {
+        return Err(DecodeError::new(
+            DecodeErrorKind::LengthMismatch {
+                header,
+                actual: bytes.len(),
+            },
+            0,
+        ));
+    }
+    Ok(())
 }
 
 /// A packet of any definition, behind a pointer: for tools and tables that handle many message
