@@ -516,12 +516,8 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     })
 }
 
-/// `s_login::v14`, or `s_login::v14_ps4` for a platform file, when compiled alone (beside other
-/// messages the first part may be numbered; see [`naming`]).
-pub fn module_of(name: &DefName) -> String {
-    module_in(&naming::module(&name.name), name)
-}
-
+/// `OUTER::v14`, or `OUTER::v14_ps4` for a platform file, with `OUTER` the message's module from
+/// [`naming::module_names`] ([`Generated::module`] is the path a compile wrote).
 fn module_in(outer: &str, name: &DefName) -> String {
     let v = match name.platform {
         Some(p) => format!("v{}_{}", name.version, p.as_str()),
