@@ -3,7 +3,9 @@
 
 mod support;
 
-use def_runtime::nbt::serde::{IntArray, LongArray, from_bytes, from_tag, to_bytes, to_tag};
+use def_runtime::nbt::serde_nbt::{
+    IntArray, LongArray, from_bytes, from_tag, from_view, to_bytes, to_tag,
+};
 use def_runtime::nbt::{Edition, ReadOptions, Tag, TagType, nbt};
 use serde::{Deserialize, Serialize};
 
@@ -98,7 +100,7 @@ fn tree_serializes_back_to_itself() {
 #[test]
 fn wrong_shape_is_an_error_not_a_panic() {
     let t = nbt!({ "id": 5i32 });
-    assert!(from_tag::<Item>(t).is_err());
+    assert!(from_tag::<Item>(&t).is_err());
     assert!(to_tag(&vec![Tag::Int(1), Tag::Byte(2)]).is_err());
 }
 
@@ -116,7 +118,44 @@ fn read_a_real_player_file() {
     };
     let raw = std::fs::read(file).unwrap();
     let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
-    let p: Pos = from_tag(f.roots[0].tag.clone()).unwrap();
+    let p: Pos = from_tag(&f.roots[0].tag).unwrap();
     assert_eq!(p.pos.len(), 3);
     assert!(p.health > 0.0);
+}
+
+#[test]
+fn a_sub_value_deserialises_in_place_with_borrowed_strings() {
+    // The first inventory slot of a real player file, reached by a path: no clone of the tree,
+    // and `id` borrows the stored (ASCII) string. Expected values are the sample's JSON dump.
+    #[derive(Deserialize)]
+    struct Slot<'a> {
+        id: &'a str,
+        #[serde(rename = "Damage")]
+        damage: i16,
+        #[serde(rename = "Count")]
+        count: i8,
+    }
+    let Some(file) = support::shared("nbt-samples/simdnbt__complex_player.dat") else {
+        return;
+    };
+    let raw = std::fs::read(file).unwrap();
+    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let root = f.root().unwrap();
+    let slot: Slot = from_view(root.get_path("Inventory[0]").unwrap()).unwrap();
+    assert_eq!(
+        (slot.id, slot.damage, slot.count),
+        ("minecraft:diamond_sword", 1196, 1)
+    );
+    let inv: Vec<Slot> = from_view(root.get_path("Inventory").unwrap()).unwrap();
+    assert_eq!(inv[0].id, "minecraft:diamond_sword");
+    let stored = root
+        .get_path("Inventory[0].id")
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert_eq!(
+        inv[0].id.as_ptr(),
+        stored.as_mutf8().as_ptr(),
+        "borrowed, not copied"
+    );
 }

@@ -13,6 +13,7 @@ use super::error::{NbtError, Result};
 use super::file::NbtFile;
 use super::read::MAX_DEPTH_CAP;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+use super::view::TagView;
 
 /// A JSON value with order-kept objects, numbers as text, strings as UTF-16 units.
 #[derive(Clone, Debug, PartialEq)]
@@ -415,28 +416,28 @@ fn push_ints<T: std::fmt::Display>(out: &mut Out<'_>, v: &[T]) {
     out.push(']');
 }
 
-fn push_value(out: &mut Out<'_>, tag: &Tag) {
+fn push_value(out: &mut Out<'_>, tag: TagView<'_>) {
     match tag {
-        Tag::Byte(v) => {
+        TagView::Byte(v) => {
             let _ = write!(out, "{v}");
         }
-        Tag::Short(v) => {
+        TagView::Short(v) => {
             let _ = write!(out, "{v}");
         }
-        Tag::Int(v) => {
+        TagView::Int(v) => {
             let _ = write!(out, "{v}");
         }
-        Tag::Long(v) => {
+        TagView::Long(v) => {
             let _ = write!(out, "{v}");
         }
-        Tag::Float(v) => push_f32(out, *v),
-        Tag::Double(v) => push_f64(out, *v),
-        Tag::ByteArray(v) => push_ints(out, v),
-        Tag::IntArray(v) => push_ints(out, v),
-        Tag::LongArray(v) => push_ints(out, v),
-        Tag::String(s) => push_nbt_str(out, s),
-        Tag::Compound(c) => super::guard(0, || push_compound(out, c)),
-        Tag::List(l) => {
+        TagView::Float(v) => push_f32(out, v),
+        TagView::Double(v) => push_f64(out, v),
+        TagView::ByteArray(v) => push_ints(out, v),
+        TagView::IntArray(v) => push_ints(out, v),
+        TagView::LongArray(v) => push_ints(out, v),
+        TagView::String(s) => push_nbt_str(out, s),
+        TagView::Compound(c) => super::guard(0, || push_compound(out, c)),
+        TagView::List(l) => {
             // A list's "value" is its element array; element_type precedes it (written by caller).
             push_list_items(out, l);
         }
@@ -451,21 +452,21 @@ fn push_compound(out: &mut Out<'_>, c: &Compound) {
         }
         push_nbt_str(out, k);
         out.push(':');
-        push_full_node(out, v);
+        push_full_node(out, v.view());
     }
     out.push('}');
 }
 
 /// Like `push_node` but lists carry `element_type` before `value`.
-fn push_full_node(out: &mut Out<'_>, tag: &Tag) {
+fn push_full_node(out: &mut Out<'_>, tag: TagView<'_>) {
     out.push('{');
     push_node_fields(out, tag);
 }
 
 /// A node's members after its `{`, and the closing `}`.
-fn push_node_fields(out: &mut Out<'_>, tag: &Tag) {
+fn push_node_fields(out: &mut Out<'_>, tag: TagView<'_>) {
     match tag {
-        Tag::List(l) => {
+        TagView::List(l) => {
             let _ = write!(
                 out,
                 "\"type\":\"list\",\"element_type\":\"{}\",\"value\":",
@@ -488,7 +489,7 @@ fn push_list_items(out: &mut Out<'_>, l: &List) {
         if i > 0 {
             out.push(',');
         }
-        push_full_node(out, &t);
+        push_full_node(out, t);
     }
     out.push(']');
 }
@@ -509,7 +510,7 @@ fn push_root_fields(out: &mut Out<'_>, nbt: &Nbt) {
         None => out.push_str("null"),
     }
     out.push(',');
-    push_node_fields(out, &nbt.tag);
+    push_node_fields(out, nbt.tag.view());
 }
 
 /// The dump of a file: one root as `{name,type,value}`, several as `{"roots":[…]}`, with a

@@ -15,6 +15,11 @@ pub enum PathSegment {
 
 /// Where in the tree an error happened, e.g. `Level.Sections[3].Palette`.
 ///
+/// The text form is the path syntax of [`Tag::get_path`](super::Tag::get_path) (module
+/// `path`): keys joined by `.`, indices in brackets, keys that are empty or hold `. [ ] " \`
+/// or white space in double quotes; it parses back with `str::parse` (only a very long path or
+/// key is shortened in the text, with `…`).
+///
 /// Built while the error unwinds out of the reader (segments are pushed innermost first), so
 /// the happy path pays nothing for it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,6 +34,12 @@ impl TagPath {
     /// Whether the path is empty (the error is at the root).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// A path from its segments, root first.
+    pub fn from_root_first(mut segments: Vec<PathSegment>) -> TagPath {
+        segments.reverse();
+        TagPath(segments)
     }
 }
 
@@ -47,8 +58,16 @@ impl fmt::Display for TagPath {
                 continue;
             }
             match s {
-                PathSegment::Key(k) if i == 0 => write!(f, "{}", Clip(k, clip::NAME))?,
-                PathSegment::Key(k) => write!(f, ".{}", Clip(k, clip::NAME))?,
+                PathSegment::Key(k) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    if super::path::needs_quotes(k) {
+                        write!(f, "{}", Clip(&super::path::quote(k), clip::NAME))?
+                    } else {
+                        write!(f, "{}", Clip(k, clip::NAME))?
+                    }
+                }
                 PathSegment::Index(n) => write!(f, "[{n}]")?,
             }
         }
@@ -192,6 +211,22 @@ pub enum NbtError {
         /// What was expected or wrong.
         message: String,
     },
+    /// A tag path (`Level.Sections[1].Name`) does not parse.
+    #[error("tag path, byte {offset}: {message}")]
+    PathSyntax {
+        /// Byte offset in the path text.
+        offset: usize,
+        /// What was expected.
+        message: &'static str,
+    },
+    /// A tag path parses but does not lead to a value in this tree.
+    #[error("tag path `{path}`: {reason}")]
+    PathNotFound {
+        /// The path up to and including the step that failed.
+        path: TagPath,
+        /// Why that step failed (missing key, index out of range, not a container).
+        reason: String,
+    },
     /// A JSON dump does not parse or does not describe NBT.
     #[error("JSON dump at byte {offset}: {}", Clip(message, clip::TEXT))]
     Json {
@@ -220,7 +255,8 @@ impl NbtError {
             | NbtError::EndListNotEmpty { path, .. }
             | NbtError::InvalidString { path, .. }
             | NbtError::InvalidVarint { path, .. }
-            | NbtError::Unwritable { path, .. } => Some(path),
+            | NbtError::Unwritable { path, .. }
+            | NbtError::PathNotFound { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -238,7 +274,8 @@ impl NbtError {
             | NbtError::InvalidVarint { offset, .. }
             | NbtError::EndRoot { offset }
             | NbtError::TrailingBytes { offset, .. }
-            | NbtError::Json { offset, .. } => Some(offset),
+            | NbtError::Json { offset, .. }
+            | NbtError::PathSyntax { offset, .. } => Some(offset),
             _ => None,
         }
     }

@@ -170,6 +170,12 @@ impl NbtFile {
         self.roots.first()
     }
 
+    /// The first root, mutable: change it and write the file back with
+    /// [`to_bytes`](Self::to_bytes) (same compression and header).
+    pub fn root_mut(&mut self) -> Option<&mut Nbt> {
+        self.roots.first_mut()
+    }
+
     /// The uncompressed form: header (with the length recomputed) and roots.
     pub fn to_uncompressed(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.decompressed_size.max(64));

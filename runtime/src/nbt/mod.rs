@@ -7,7 +7,10 @@
 //! * [`region`]: Anvil `.mca` region files.
 //! * [`snbt`]: the text form, printed and parsed.
 //! * [`dump`]: the JSON dump form used by `defc nbt dump` and the sample set.
-//! * `serde` (feature `serde`): derive your own types from NBT and back.
+//! * `serde_nbt` (feature `serde`): derive your own types from NBT and back.
+//! * [`TagView`] / [`TagViewMut`]: a value or list element seen in place; paths such as
+//!   `Level.Sections[1].Palette[0].Name` reach any value ([`Tag::get_path`],
+//!   [`Tag::get_path_mut`]), in the syntax errors print ([`TagPath`]).
 //!
 //! The reader is exact: read → write is byte-identical for every valid file (entry order, empty
 //! list types, NaN bits and raw Modified UTF-8 are kept), and it is hardened against hostile
@@ -22,12 +25,14 @@ mod error;
 mod file;
 mod flavor;
 pub mod mutf8;
+mod path;
 mod read;
 pub mod region;
 #[cfg(feature = "serde")]
-pub mod serde;
+pub mod serde_nbt;
 pub mod snbt;
 mod tag;
+mod view;
 mod write;
 
 pub use compress::Compression;
@@ -39,8 +44,11 @@ pub use read::{
     read_root, read_roots,
 };
 pub use tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+pub use view::{TagView, TagViewMut};
 pub use write::write_roots;
 
+#[doc(inline)]
+pub use crate::__nbt_compound as compound;
 #[doc(inline)]
 pub use crate::__nbt_tag as nbt;
 

@@ -19,13 +19,14 @@ use std::fmt::Write as _;
 use super::error::{NbtError, Result};
 use super::read::{DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
+use super::view::TagView;
 
 // ---------------------------------------------------------------- printing
 
 /// Prints a tag as compact classic SNBT.
 pub fn to_snbt(tag: &Tag) -> String {
     let mut out = String::new();
-    push_tag(&mut out, tag);
+    push_tag(&mut out, tag.view());
     out
 }
 
@@ -84,34 +85,34 @@ fn push_seq<T>(out: &mut String, prefix: &str, v: &[T], mut f: impl FnMut(&mut S
     out.push(']');
 }
 
-fn push_tag(out: &mut String, tag: &Tag) {
+fn push_tag(out: &mut String, tag: TagView<'_>) {
     match tag {
-        Tag::Byte(v) => {
+        TagView::Byte(v) => {
             let _ = write!(out, "{v}b");
         }
-        Tag::Short(v) => {
+        TagView::Short(v) => {
             let _ = write!(out, "{v}s");
         }
-        Tag::Int(v) => {
+        TagView::Int(v) => {
             let _ = write!(out, "{v}");
         }
-        Tag::Long(v) => {
+        TagView::Long(v) => {
             let _ = write!(out, "{v}L");
         }
-        Tag::Float(v) => push_float(out, *v as f64, v.is_finite(), 'f', v),
-        Tag::Double(v) => push_float(out, *v, v.is_finite(), 'd', v),
-        Tag::ByteArray(v) => push_seq(out, "B;", v, |o, x| {
+        TagView::Float(v) => push_float(out, v as f64, v.is_finite(), 'f', v),
+        TagView::Double(v) => push_float(out, v, v.is_finite(), 'd', v),
+        TagView::ByteArray(v) => push_seq(out, "B;", v, |o, x| {
             let _ = write!(o, "{x}b");
         }),
-        Tag::IntArray(v) => push_seq(out, "I;", v, |o, x| {
+        TagView::IntArray(v) => push_seq(out, "I;", v, |o, x| {
             let _ = write!(o, "{x}");
         }),
-        Tag::LongArray(v) => push_seq(out, "L;", v, |o, x| {
+        TagView::LongArray(v) => push_seq(out, "L;", v, |o, x| {
             let _ = write!(o, "{x}L");
         }),
-        Tag::String(s) => push_quoted(out, s),
-        Tag::List(l) => super::guard(0, || push_list(out, l)),
-        Tag::Compound(c) => super::guard(0, || {
+        TagView::String(s) => push_quoted(out, s),
+        TagView::List(l) => super::guard(0, || push_list(out, l)),
+        TagView::Compound(c) => super::guard(0, || {
             out.push('{');
             for (i, (k, v)) in c.entries().iter().enumerate() {
                 if i > 0 {
@@ -119,7 +120,7 @@ fn push_tag(out: &mut String, tag: &Tag) {
                 }
                 push_key(out, k);
                 out.push(':');
-                push_tag(out, v);
+                push_tag(out, v.view());
             }
             out.push('}');
         }),
@@ -132,7 +133,7 @@ fn push_list(out: &mut String, l: &List) {
         if i > 0 {
             out.push(',');
         }
-        push_tag(out, &t);
+        push_tag(out, t);
     }
     out.push(']');
 }

@@ -323,50 +323,6 @@ impl Tag {
             Tag::LongArray(_) => TagType::LongArray,
         }
     }
-
-    /// The compound inside, if this is one.
-    pub fn as_compound(&self) -> Option<&Compound> {
-        match self {
-            Tag::Compound(c) => Some(c),
-            _ => None,
-        }
-    }
-
-    /// The list inside, if this is one.
-    pub fn as_list(&self) -> Option<&List> {
-        match self {
-            Tag::List(l) => Some(l),
-            _ => None,
-        }
-    }
-
-    /// The string inside, if this is one.
-    pub fn as_string(&self) -> Option<&NbtString> {
-        match self {
-            Tag::String(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    /// Any integer tag (byte, short, int, long) widened to `i64`.
-    pub fn as_i64(&self) -> Option<i64> {
-        match *self {
-            Tag::Byte(v) => Some(v as i64),
-            Tag::Short(v) => Some(v as i64),
-            Tag::Int(v) => Some(v as i64),
-            Tag::Long(v) => Some(v),
-            _ => None,
-        }
-    }
-
-    /// Any float tag widened to `f64`.
-    pub fn as_f64(&self) -> Option<f64> {
-        match *self {
-            Tag::Float(v) => Some(v as f64),
-            Tag::Double(v) => Some(v),
-            _ => None,
-        }
-    }
 }
 
 impl PartialEq for Tag {
@@ -520,30 +476,6 @@ impl List {
     /// Whether the list has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Element `i` as an owned [`Tag`] (clones it).
-    pub fn get(&self, i: usize) -> Option<Tag> {
-        Some(match self {
-            List::End => return None,
-            List::Byte(v) => Tag::Byte(*v.get(i)?),
-            List::Short(v) => Tag::Short(*v.get(i)?),
-            List::Int(v) => Tag::Int(*v.get(i)?),
-            List::Long(v) => Tag::Long(*v.get(i)?),
-            List::Float(v) => Tag::Float(*v.get(i)?),
-            List::Double(v) => Tag::Double(*v.get(i)?),
-            List::ByteArray(v) => Tag::ByteArray(v.get(i)?.clone()),
-            List::String(v) => Tag::String(v.get(i)?.clone()),
-            List::List(v) => Tag::List(v.get(i)?.clone()),
-            List::Compound(v) => Tag::Compound(v.get(i)?.clone()),
-            List::IntArray(v) => Tag::IntArray(v.get(i)?.clone()),
-            List::LongArray(v) => Tag::LongArray(v.get(i)?.clone()),
-        })
-    }
-
-    /// Iterates over the elements as owned [`Tag`]s (cloned).
-    pub fn iter(&self) -> impl Iterator<Item = Tag> + '_ {
-        (0..self.len()).filter_map(move |i| self.get(i))
     }
 
     /// Builds a list from tags, which must all have the same type; `None` if they do not.
@@ -739,6 +671,22 @@ impl Nbt {
     pub fn compound(&self) -> Option<&Compound> {
         self.tag.as_compound()
     }
+
+    /// The root compound, mutable, if the root is one.
+    pub fn compound_mut(&mut self) -> Option<&mut Compound> {
+        self.tag.as_compound_mut()
+    }
+
+    /// The value at `path` below the root value (the root's name is not part of the path);
+    /// see [`Tag::get_path`].
+    pub fn get_path(&self, path: &str) -> super::Result<super::TagView<'_>> {
+        self.tag.get_path(path)
+    }
+
+    /// The tag at `path` below the root value, mutable; see [`Tag::get_path_mut`].
+    pub fn get_path_mut(&mut self, path: &str) -> super::Result<&mut Tag> {
+        self.tag.get_path_mut(path)
+    }
 }
 
 /// Builds a [`Tag`] from a JSON-like literal.
@@ -774,5 +722,26 @@ macro_rules! __nbt_tag {
     };
     ($value:expr) => {
         $crate::nbt::Tag::from($value)
+    };
+}
+
+/// Builds a [`Compound`] from `key: value` pairs, values written as in [`nbt!`](crate::nbt::nbt).
+///
+/// ```
+/// use def_runtime::nbt::{compound, Compound, Nbt};
+/// let block: Compound = compound! {
+///     "Name": "minecraft:oak_stairs",
+///     "Properties": { "facing": "north", "half": "bottom" },
+/// };
+/// assert_eq!(block.get_path("Properties.facing").unwrap().as_str().unwrap(), "north");
+/// let root = Nbt::named("", block); // a file's root
+/// # let _ = root;
+/// ```
+#[macro_export]
+macro_rules! __nbt_compound {
+    ($($key:literal : $value:tt),* $(,)?) => {
+        $crate::nbt::Compound::from_entries(::std::vec![
+            $( (::core::convert::Into::into($key), $crate::__nbt_tag!($value)) ),*
+        ])
     };
 }

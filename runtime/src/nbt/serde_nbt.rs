@@ -22,6 +22,8 @@
 //! Reading is lenient the way serde's primitive visitors are: an integer tag deserialises into
 //! any Rust integer type it fits, a byte into `bool`, any array or list into a `Vec`.
 
+use std::borrow::Cow;
+
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Serialize};
 use serde::{Deserialize, Deserializer, Serializer};
@@ -30,6 +32,7 @@ use super::error::{NbtError, Result};
 use super::flavor::Edition;
 use super::read::{ReadOptions, read_root};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
+use super::view::TagView;
 
 impl ser::Error for NbtError {
     fn custom<T: std::fmt::Display>(msg: T) -> NbtError {
@@ -115,9 +118,15 @@ pub fn to_tag<T: Serialize + ?Sized>(value: &T) -> Result<Tag> {
         .ok_or_else(|| err("a top-level None has no NBT form"))
 }
 
-/// Deserialises a value from a tag.
-pub fn from_tag<T: DeserializeOwned>(tag: Tag) -> Result<T> {
-    T::deserialize(TagDeserializer(tag))
+/// Deserialises a value from a borrowed tag (nothing is cloned; `&str` fields may borrow
+/// from the tree). For a sub-value reached by a path or a list element, use [`from_view`].
+pub fn from_tag<'de, T: Deserialize<'de>>(tag: &'de Tag) -> Result<T> {
+    T::deserialize(TagDeserializer(tag.view()))
+}
+
+/// Deserialises a value from a borrowed view, e.g. `from_view(root.get_path("Level")?)`.
+pub fn from_view<'de, T: Deserialize<'de>>(view: TagView<'de>) -> Result<T> {
+    T::deserialize(TagDeserializer(view))
 }
 
 /// Serialises a value as a named root (name `""`) in `edition`. The value must serialise to a
@@ -129,7 +138,7 @@ pub fn to_bytes<T: Serialize + ?Sized>(value: &T, edition: Edition) -> Result<Ve
 /// Deserialises a value from one root of uncompressed binary NBT (the root name is ignored).
 pub fn from_bytes<T: DeserializeOwned>(data: &[u8], opts: &ReadOptions) -> Result<T> {
     let (nbt, _) = read_root(data, opts)?;
-    from_tag(nbt.tag)
+    from_tag(&nbt.tag)
 }
 
 // ---------------------------------------------------------------- Serialize for the tree
@@ -145,18 +154,25 @@ impl Serialize for Tag {
     /// tags through [`ByteArray`]-style newtypes, so [`to_tag`] gives the same tag back),
     /// maps for compounds.
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        match self {
-            Tag::Byte(v) => s.serialize_i8(*v),
-            Tag::Short(v) => s.serialize_i16(*v),
-            Tag::Int(v) => s.serialize_i32(*v),
-            Tag::Long(v) => s.serialize_i64(*v),
-            Tag::Float(v) => s.serialize_f32(*v),
-            Tag::Double(v) => s.serialize_f64(*v),
-            Tag::ByteArray(v) => s.serialize_newtype_struct(BYTE_ARRAY, v),
-            Tag::IntArray(v) => s.serialize_newtype_struct(INT_ARRAY, v),
-            Tag::LongArray(v) => s.serialize_newtype_struct(LONG_ARRAY, v),
-            Tag::String(v) => v.serialize(s),
-            Tag::List(l) => {
+        self.view().serialize(s)
+    }
+}
+
+impl Serialize for TagView<'_> {
+    /// As [`Tag`]'s.
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match *self {
+            TagView::Byte(v) => s.serialize_i8(v),
+            TagView::Short(v) => s.serialize_i16(v),
+            TagView::Int(v) => s.serialize_i32(v),
+            TagView::Long(v) => s.serialize_i64(v),
+            TagView::Float(v) => s.serialize_f32(v),
+            TagView::Double(v) => s.serialize_f64(v),
+            TagView::ByteArray(v) => s.serialize_newtype_struct(BYTE_ARRAY, v),
+            TagView::IntArray(v) => s.serialize_newtype_struct(INT_ARRAY, v),
+            TagView::LongArray(v) => s.serialize_newtype_struct(LONG_ARRAY, v),
+            TagView::String(v) => v.serialize(s),
+            TagView::List(l) => {
                 use ser::SerializeSeq;
                 let mut seq = s.serialize_seq(Some(l.len()))?;
                 for t in l.iter() {
@@ -164,7 +180,7 @@ impl Serialize for Tag {
                 }
                 seq.end()
             }
-            Tag::Compound(c) => c.serialize(s),
+            TagView::Compound(c) => c.serialize(s),
         }
     }
 }
@@ -480,25 +496,41 @@ impl ser::SerializeStructVariant for MapBuilder {
 
 // ---------------------------------------------------------------- Deserializer
 
-/// Deserialises from an owned tag.
-pub struct TagDeserializer(pub Tag);
+/// Deserialises from a borrowed value (a tag or a list element): nothing is cloned, and
+/// strings that are valid UTF-8 as stored are lent to `&str` fields.
+pub struct TagDeserializer<'de>(pub TagView<'de>);
 
-fn text(s: NbtString) -> Result<String> {
+fn text<'de, V: Visitor<'de>>(s: &'de NbtString, v: V) -> Result<V::Value> {
+    match s.to_str() {
+        Some(Cow::Borrowed(b)) => v.visit_borrowed_str(b),
+        Some(Cow::Owned(o)) => v.visit_string(o),
+        None => Err(err("string is not valid Unicode")),
+    }
+}
+
+fn key_string(s: &NbtString) -> Result<String> {
     s.to_str()
-        .map(|c| c.into_owned())
+        .map(Cow::into_owned)
         .ok_or_else(|| err("string is not valid Unicode"))
 }
 
-impl<'de> IntoDeserializer<'de, NbtError> for Tag {
-    type Deserializer = TagDeserializer;
-    fn into_deserializer(self) -> TagDeserializer {
+impl<'de> IntoDeserializer<'de, NbtError> for &'de Tag {
+    type Deserializer = TagDeserializer<'de>;
+    fn into_deserializer(self) -> TagDeserializer<'de> {
+        TagDeserializer(self.view())
+    }
+}
+
+impl<'de> IntoDeserializer<'de, NbtError> for TagView<'de> {
+    type Deserializer = TagDeserializer<'de>;
+    fn into_deserializer(self) -> TagDeserializer<'de> {
         TagDeserializer(self)
     }
 }
 
 struct SeqAccess<I>(I);
 
-impl<'de, I: Iterator<Item = Tag>> de::SeqAccess<'de> for SeqAccess<I> {
+impl<'de, I: Iterator<Item = TagView<'de>>> de::SeqAccess<'de> for SeqAccess<I> {
     type Error = NbtError;
     fn next_element_seed<T: de::DeserializeSeed<'de>>(
         &mut self,
@@ -509,52 +541,70 @@ impl<'de, I: Iterator<Item = Tag>> de::SeqAccess<'de> for SeqAccess<I> {
             None => Ok(None),
         }
     }
+    fn size_hint(&self) -> Option<usize> {
+        self.0.size_hint().1
+    }
 }
 
-struct MapAccess {
-    it: std::vec::IntoIter<(NbtString, Tag)>,
-    value: Option<Tag>,
+struct MapAccess<'de> {
+    it: std::slice::Iter<'de, (NbtString, Tag)>,
+    value: Option<&'de Tag>,
 }
 
-impl<'de> de::MapAccess<'de> for MapAccess {
+impl<'de> de::MapAccess<'de> for MapAccess<'de> {
     type Error = NbtError;
     fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         match self.it.next() {
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(de::value::StringDeserializer::<NbtError>::new(text(k)?))
-                    .map(Some)
+                seed.deserialize(KeyDeserializer(k)).map(Some)
             }
             None => Ok(None),
         }
     }
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let v = self.value.take().ok_or_else(|| err("value without key"))?;
-        seed.deserialize(TagDeserializer(v))
+        seed.deserialize(TagDeserializer(v.view()))
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.it.len())
     }
 }
 
-fn list_items(l: List) -> Vec<Tag> {
-    l.iter().collect()
+/// A compound key: a string, borrowed when it can be.
+struct KeyDeserializer<'de>(&'de NbtString);
+
+impl<'de> Deserializer<'de> for KeyDeserializer<'de> {
+    type Error = NbtError;
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
+        text(self.0, v)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
 }
 
-struct EnumAccess(String, Option<Tag>);
+struct EnumAccess<'de>(&'de NbtString, Option<TagView<'de>>);
 
-impl<'de> de::EnumAccess<'de> for EnumAccess {
+impl<'de> de::EnumAccess<'de> for EnumAccess<'de> {
     type Error = NbtError;
-    type Variant = VariantAccess;
+    type Variant = VariantAccess<'de>;
     fn variant_seed<V: de::DeserializeSeed<'de>>(
         self,
         seed: V,
-    ) -> Result<(V::Value, VariantAccess)> {
-        let v = seed.deserialize(de::value::StringDeserializer::<NbtError>::new(self.0))?;
+    ) -> Result<(V::Value, VariantAccess<'de>)> {
+        let v = seed.deserialize(de::value::StringDeserializer::<NbtError>::new(key_string(
+            self.0,
+        )?))?;
         Ok((v, VariantAccess(self.1)))
     }
 }
 
-struct VariantAccess(Option<Tag>);
+struct VariantAccess<'de>(Option<TagView<'de>>);
 
-impl<'de> de::VariantAccess<'de> for VariantAccess {
+impl<'de> de::VariantAccess<'de> for VariantAccess<'de> {
     type Error = NbtError;
     fn unit_variant(self) -> Result<()> {
         Ok(())
@@ -573,24 +623,24 @@ impl<'de> de::VariantAccess<'de> for VariantAccess {
     }
 }
 
-impl<'de> Deserializer<'de> for TagDeserializer {
+impl<'de> Deserializer<'de> for TagDeserializer<'de> {
     type Error = NbtError;
 
     fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.0 {
-            Tag::Byte(x) => v.visit_i8(x),
-            Tag::Short(x) => v.visit_i16(x),
-            Tag::Int(x) => v.visit_i32(x),
-            Tag::Long(x) => v.visit_i64(x),
-            Tag::Float(x) => v.visit_f32(x),
-            Tag::Double(x) => v.visit_f64(x),
-            Tag::String(s) => v.visit_string(text(s)?),
-            Tag::ByteArray(a) => v.visit_seq(SeqAccess(a.into_iter().map(Tag::Byte))),
-            Tag::IntArray(a) => v.visit_seq(SeqAccess(a.into_iter().map(Tag::Int))),
-            Tag::LongArray(a) => v.visit_seq(SeqAccess(a.into_iter().map(Tag::Long))),
-            Tag::List(l) => v.visit_seq(SeqAccess(list_items(l).into_iter())),
-            Tag::Compound(c) => v.visit_map(MapAccess {
-                it: c.into_entries().into_iter(),
+            TagView::Byte(x) => v.visit_i8(x),
+            TagView::Short(x) => v.visit_i16(x),
+            TagView::Int(x) => v.visit_i32(x),
+            TagView::Long(x) => v.visit_i64(x),
+            TagView::Float(x) => v.visit_f32(x),
+            TagView::Double(x) => v.visit_f64(x),
+            TagView::String(s) => text(s, v),
+            TagView::ByteArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Byte(x)))),
+            TagView::IntArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Int(x)))),
+            TagView::LongArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Long(x)))),
+            TagView::List(l) => v.visit_seq(SeqAccess(l.iter())),
+            TagView::Compound(c) => v.visit_map(MapAccess {
+                it: c.entries().iter(),
                 value: None,
             }),
         }
@@ -598,7 +648,7 @@ impl<'de> Deserializer<'de> for TagDeserializer {
 
     fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.0 {
-            Tag::Byte(x) => v.visit_bool(x != 0),
+            TagView::Byte(x) => v.visit_bool(x != 0),
             other => TagDeserializer(other).deserialize_any(v),
         }
     }
@@ -617,7 +667,7 @@ impl<'de> Deserializer<'de> for TagDeserializer {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, v: V) -> Result<V::Value> {
         match self.0 {
-            Tag::ByteArray(a) => v.visit_byte_buf(a.into_iter().map(|b| b as u8).collect()),
+            TagView::ByteArray(a) => v.visit_byte_buf(a.iter().map(|&b| b as u8).collect()),
             other => TagDeserializer(other).deserialize_any(v),
         }
     }
@@ -641,14 +691,10 @@ impl<'de> Deserializer<'de> for TagDeserializer {
         v: V,
     ) -> Result<V::Value> {
         match self.0 {
-            Tag::String(s) => v.visit_enum(EnumAccess(text(s)?, None)),
-            Tag::Compound(c) if c.len() == 1 => {
-                let (k, t) = c
-                    .into_entries()
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| err("empty"))?;
-                v.visit_enum(EnumAccess(text(k)?, Some(t)))
+            TagView::String(s) => v.visit_enum(EnumAccess(s, None)),
+            TagView::Compound(c) if c.len() == 1 => {
+                let (k, t) = &c.entries()[0];
+                v.visit_enum(EnumAccess(k, Some(t.view())))
             }
             _ => Err(err("expected an enum (string or one-entry compound)")),
         }

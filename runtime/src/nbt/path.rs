@@ -1,0 +1,286 @@
+//! Tag paths: the text form shared by lookups ([`Tag::get_path`], [`Tag::get_path_mut`]) and by
+//! the paths in errors ([`TagPath`]'s `Display`), so a path printed in an error can be pasted
+//! into a lookup.
+//!
+//! Syntax: keys joined by `.`, list (or array) indices in brackets, from the root value down:
+//! `Level.Sections[1].Palette[0].Name`. A path may start with an index (`[0].id`, a root list).
+//! A key that is empty or holds any of `. [ ] " \` or white space is written in double quotes
+//! with `\"` and `\\` escaped: `Data."a.b"[2]`. The empty path is the value itself. Errors say
+//! where the text is wrong ([`NbtError::PathSyntax`], byte offset) or how far the lookup got
+//! ([`NbtError::PathNotFound`], the path up to the step that failed).
+
+use std::str::FromStr;
+
+use super::error::{NbtError, PathSegment, Result, TagPath};
+use super::tag::{Compound, List, Tag};
+use super::view::TagView;
+
+fn plain_key_char(c: char) -> bool {
+    !matches!(c, '.' | '[' | ']' | '"' | '\\') && !c.is_whitespace() && !c.is_control()
+}
+
+/// Whether `key` must be quoted in a path.
+pub(crate) fn needs_quotes(key: &str) -> bool {
+    key.is_empty() || !key.chars().all(plain_key_char)
+}
+
+/// `key` quoted as the path syntax wants (`"` and `\` escaped).
+pub(crate) fn quote(key: &str) -> String {
+    let mut s = String::with_capacity(key.len() + 2);
+    s.push('"');
+    for c in key.chars() {
+        if matches!(c, '"' | '\\') {
+            s.push('\\');
+        }
+        s.push(c);
+    }
+    s.push('"');
+    s
+}
+
+#[cold]
+fn syntax(offset: usize, message: &'static str) -> NbtError {
+    NbtError::PathSyntax { offset, message }
+}
+
+/// Parses the text form into segments, root first.
+pub(crate) fn parse(text: &str) -> Result<Vec<PathSegment>> {
+    let b = text.as_bytes();
+    let mut segs = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'[' {
+            let start = i + 1;
+            let mut j = start;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j == start {
+                return Err(syntax(start, "expected a list index (digits) after `[`"));
+            }
+            if b.get(j) != Some(&b']') {
+                return Err(syntax(j, "expected `]` after the index"));
+            }
+            let n = text[start..j]
+                .parse::<usize>()
+                .map_err(|_| syntax(start, "list index too large"))?;
+            segs.push(PathSegment::Index(n));
+            i = j + 1;
+        } else {
+            if !segs.is_empty() {
+                if b[i] != b'.' {
+                    return Err(syntax(i, "expected `.` or `[` after a key or index"));
+                }
+                i += 1;
+            }
+            let (key, next) = parse_key(text, i)?;
+            segs.push(PathSegment::Key(key));
+            i = next;
+        }
+    }
+    Ok(segs)
+}
+
+fn parse_key(text: &str, at: usize) -> Result<(String, usize)> {
+    let rest = &text[at..];
+    if let Some(body) = rest.strip_prefix('"') {
+        let mut key = String::new();
+        let mut chars = body.char_indices();
+        while let Some((k, c)) = chars.next() {
+            match c {
+                '"' => return Ok((key, at + 1 + k + 1)),
+                '\\' => match chars.next() {
+                    Some((_, e @ ('"' | '\\'))) => key.push(e),
+                    Some((k2, _)) => return Err(syntax(at + 1 + k2, "only \\\" and \\\\ escape")),
+                    None => break,
+                },
+                c => key.push(c),
+            }
+        }
+        return Err(syntax(text.len(), "unterminated quoted key"));
+    }
+    let len = rest
+        .char_indices()
+        .find(|&(_, c)| !plain_key_char(c))
+        .map_or(rest.len(), |(k, _)| k);
+    if len == 0 {
+        return Err(syntax(
+            at,
+            "expected a key (quote keys that are empty or hold . [ ] \" \\ or spaces)",
+        ));
+    }
+    Ok((rest[..len].to_string(), at + len))
+}
+
+impl FromStr for TagPath {
+    type Err = NbtError;
+    fn from_str(s: &str) -> Result<TagPath> {
+        Ok(TagPath::from_root_first(parse(s)?))
+    }
+}
+
+#[cold]
+fn not_found(walked: &[PathSegment], reason: String) -> NbtError {
+    NbtError::PathNotFound {
+        path: TagPath::from_root_first(walked.to_vec()),
+        reason,
+    }
+}
+
+fn missing(walked: &[PathSegment], seg: &PathSegment, ty: &str, len: Option<usize>) -> NbtError {
+    let reason = match (seg, len) {
+        (PathSegment::Key(_), Some(_)) => "no such key in the compound".to_string(),
+        (PathSegment::Index(i), Some(n)) => format!("index {i} is out of range (length {n})"),
+        (PathSegment::Key(_), None) => format!("`{ty}` has no keys"),
+        (PathSegment::Index(_), None) => format!("`{ty}` has no elements"),
+    };
+    not_found(walked, reason)
+}
+
+/// The value at `path` below `start`.
+pub(crate) fn lookup<'a>(start: TagView<'a>, path: &str) -> Result<TagView<'a>> {
+    let segs = parse(path)?;
+    let mut cur = start;
+    for (n, seg) in segs.iter().enumerate() {
+        let next = match seg {
+            PathSegment::Key(k) => cur.get(k),
+            PathSegment::Index(i) => cur.index(*i),
+        };
+        cur = match next {
+            Some(v) => v,
+            None => {
+                let len = match (seg, cur) {
+                    (PathSegment::Key(_), TagView::Compound(c)) => Some(c.len()),
+                    (PathSegment::Index(_), TagView::List(l)) => Some(l.len()),
+                    (PathSegment::Index(_), TagView::ByteArray(a)) => Some(a.len()),
+                    (PathSegment::Index(_), TagView::IntArray(a)) => Some(a.len()),
+                    (PathSegment::Index(_), TagView::LongArray(a)) => Some(a.len()),
+                    _ => None,
+                };
+                return Err(missing(&segs[..=n], seg, cur.tag_type().name(), len));
+            }
+        };
+    }
+    Ok(cur)
+}
+
+enum Cur<'a> {
+    Tag(&'a mut Tag),
+    Compound(&'a mut Compound),
+    List(&'a mut List),
+}
+
+/// The tag at `path` below `start`, mutable; the path must end at a compound entry (or be
+/// empty), since a list element is not a [`Tag`] in memory.
+pub(crate) fn lookup_mut<'a>(start: &'a mut Tag, path: &str) -> Result<&'a mut Tag> {
+    match walk_mut(Cur::Tag(start), path)? {
+        Cur::Tag(t) => Ok(t),
+        _ => unreachable!("walk_mut starting at a tag ends at a tag or fails"),
+    }
+}
+
+/// As [`lookup_mut`], starting at a compound; the empty path is refused (a compound is not a
+/// [`Tag`]).
+pub(crate) fn lookup_mut_in<'a>(start: &'a mut Compound, path: &str) -> Result<&'a mut Tag> {
+    match walk_mut(Cur::Compound(start), path)? {
+        Cur::Tag(t) => Ok(t),
+        _ => Err(not_found(
+            &[],
+            "the empty path names the compound itself".into(),
+        )),
+    }
+}
+
+fn walk_mut<'a>(start: Cur<'a>, path: &str) -> Result<Cur<'a>> {
+    let segs = parse(path)?;
+    let mut cur = start;
+    for (n, seg) in segs.iter().enumerate() {
+        let walked = &segs[..=n];
+        // A tag that is a compound or list continues as one.
+        cur = match cur {
+            Cur::Tag(Tag::Compound(c)) => Cur::Compound(c),
+            Cur::Tag(Tag::List(l)) => Cur::List(l),
+            other => other,
+        };
+        cur = match (cur, seg) {
+            (Cur::Compound(c), PathSegment::Key(k)) => {
+                let len = c.len();
+                match c.get_mut(k) {
+                    Some(t) => Cur::Tag(t),
+                    None => return Err(missing(walked, seg, "compound", Some(len))),
+                }
+            }
+            (Cur::List(l), PathSegment::Index(i)) => {
+                let len = l.len();
+                let last = n + 1 == segs.len();
+                let ety = l.element_type().name();
+                match l {
+                    List::Compound(v) if *i < len && !last => Cur::Compound(&mut v[*i]),
+                    List::List(v) if *i < len && !last => Cur::List(&mut v[*i]),
+                    _ if *i >= len => return Err(missing(walked, seg, "list", Some(len))),
+                    _ if last => {
+                        return Err(not_found(
+                            walked,
+                            "a list element is not a standalone tag: take the list with \
+                             get_path_mut and change the element with List::get_mut"
+                                .into(),
+                        ));
+                    }
+                    _ => return Err(missing(&segs[..n + 2], &segs[n + 1], ety, None)),
+                }
+            }
+            (c, _) => {
+                let ty = match &c {
+                    Cur::Tag(t) => t.tag_type().name(),
+                    Cur::Compound(_) => "compound",
+                    Cur::List(_) => "list",
+                };
+                return Err(missing(walked, seg, ty, None));
+            }
+        };
+    }
+    Ok(cur)
+}
+
+impl Tag {
+    /// The value at `path` below this one, borrowed: `Level.Sections[1].Palette[0].Name`
+    /// (syntax in [`TagPath`]'s docs; the same text errors print). Works through lists and
+    /// arrays, nothing is copied.
+    ///
+    /// ```
+    /// use def_runtime::nbt::{nbt, Tag};
+    /// let t: Tag = nbt!({"Level": {"Sections": [{"Y": 0i8}, {"Y": 1i8}]}});
+    /// assert_eq!(t.get_path("Level.Sections[1].Y").unwrap().as_byte(), Some(1));
+    /// assert!(t.get_path("Level.Sections[2]").is_err()); // PathNotFound, says the length
+    /// ```
+    pub fn get_path(&self, path: &str) -> Result<TagView<'_>> {
+        lookup(self.view(), path)
+    }
+
+    /// The tag at `path` below this one, mutable, to change or replace in one assignment:
+    ///
+    /// ```
+    /// use def_runtime::nbt::{nbt, Tag};
+    /// let mut t: Tag = nbt!({"Palette": [{"Name": "minecraft:air"}]});
+    /// *t.get_path_mut("Palette[0].Name").unwrap() = "minecraft:stone".into();
+    /// assert_eq!(t.get_path("Palette[0].Name").unwrap().as_str().unwrap(), "minecraft:stone");
+    /// ```
+    ///
+    /// The path must end at a compound entry (or be empty): a list element is not a `Tag` in
+    /// memory (lists are typed), so for `Pos[0]` take `Pos` here and use [`List::get_mut`].
+    pub fn get_path_mut(&mut self, path: &str) -> Result<&mut Tag> {
+        lookup_mut(self, path)
+    }
+}
+
+impl Compound {
+    /// The value at `path` below this compound (see [`Tag::get_path`]).
+    pub fn get_path(&self, path: &str) -> Result<TagView<'_>> {
+        lookup(TagView::Compound(self), path)
+    }
+
+    /// The tag at `path` below this compound, mutable (see [`Tag::get_path_mut`]).
+    pub fn get_path_mut(&mut self, path: &str) -> Result<&mut Tag> {
+        lookup_mut_in(self, path)
+    }
+}
