@@ -192,7 +192,7 @@ fn dump_cmd(
         let r = region::RegionFile::parse_with(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
         if as_snbt {
             for ch in &r.chunks {
-                match &ch.nbt {
+                match ch.nbt() {
                     Some(f) => emit(&format!(
                         "// chunk ({}, {})\n{}",
                         ch.x(),

@@ -65,9 +65,9 @@ fn snbt_normal(t: &Tag) -> Tag {
         Tag::Float(v) if v.is_nan() => Tag::Float(f32::NAN),
         Tag::Double(v) if v.is_nan() => Tag::Double(f64::NAN),
         Tag::List(l) if l.is_empty() => Tag::List(List::End),
-        Tag::List(l) => {
-            Tag::List(List::from_tags(l.iter().map(|x| snbt_normal(&x.to_tag())).collect()).unwrap())
-        }
+        Tag::List(l) => Tag::List(
+            List::from_tags(l.iter().map(|x| snbt_normal(&x.to_tag())).collect()).unwrap(),
+        ),
         Tag::Compound(c) => Tag::Compound(Compound::from_entries(
             c.entries()
                 .iter()

@@ -201,6 +201,15 @@ pub enum NbtError {
     /// A region (`.mca`) file is malformed.
     #[error("region file: {0}")]
     Region(String),
+    /// A region chunk cannot be written back (its data was not readable), or its slot is
+    /// wrong.
+    #[error("region chunk {index} (x {x}, z {z}): {reason}", x = index % 32, z = index / 32)]
+    RegionChunk {
+        /// Slot index, `x + 32 * z`.
+        index: usize,
+        /// Why.
+        reason: String,
+    },
     /// SNBT text does not parse.
     #[error("SNBT line {line}, column {column}: {message}")]
     Snbt {

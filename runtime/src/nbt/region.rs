@@ -2,9 +2,27 @@
 //!
 //! Layout (Minecraft's `RegionFile`): a 4 KiB table of locations (`u24 BE` first sector,
 //! `u8` sector count), a 4 KiB table of `u32 BE` timestamps, then chunks, each `u32 BE` length
-//! (compression byte included), `u8` compression id (1 gzip, 2 zlib, 3 none, 4 LZ4, 127
-//! custom; +128 = stored outside in a `.mcc` file) and the data. A slot that cannot be read
-//! is reported with its status instead of failing the whole file, as Minecraft skips it.
+//! (compression byte included), `u8` compression id (1 gzip, 2 zlib, 3 none, 4 LZ4 in lz4-java's
+//! block framing, 127 custom) and the data. A chunk too large for 255 sectors (about 1 MiB
+//! compressed) is stored outside, whole, in `c.X.Z.mcc` beside the region (X, Z: the chunk's
+//! world coordinates), and the slot holds a 5-byte stub: length 1, compression id + 128.
+//!
+//! Reading: a slot that cannot be read is reported with its [`ChunkStatus`] instead of failing
+//! the whole file, as Minecraft skips it. External chunks are read by [`RegionFile::open`] (or
+//! any loader given to [`RegionFile::parse_at`]).
+//!
+//! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::to_bytes),
+//! [`save`](RegionFile::save)) keeps every chunk that was not changed byte-for-byte: its stored
+//! bytes are copied, not re-compressed (a chunk counts as changed once
+//! [`Chunk::nbt_mut`] or [`Chunk::set_nbt`] is called). Chunks are laid out from sector 2 in
+//! their original order, padded to whole sectors with zeros; timestamps and compression ids are
+//! kept; a changed chunk is compressed with its [`NbtFile::compression`] (every scheme, LZ4
+//! included) and goes external when it needs more than 255 sectors, as Minecraft does. A slot
+//! whose bytes were not there to read (outside the file, bad length, external file missing) is
+//! refused with [`NbtError::RegionChunk`] rather than dropped: remove it from
+//! [`RegionFile::chunks`] to drop it on purpose.
+
+use std::path::Path;
 
 use super::compress::Compression;
 use super::dump;
@@ -12,6 +30,9 @@ use super::error::{NbtError, Result};
 use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
+
+/// Largest sector count of a slot (one byte); bigger chunks go to a `.mcc` file.
+const MAX_SECTORS: usize = 255;
 
 /// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks
 /// (1 024 real chunks of some 100–300 KiB each make 100–300 MiB).
@@ -27,11 +48,13 @@ pub enum ChunkStatus {
     OutOfFile,
     /// The length field is 0 or larger than the sectors.
     BadLength,
-    /// Data is in an external `.mcc` file (compression id + 128), not read here.
+    /// Data is in an external `.mcc` file (compression id + 128) that was not read: parsed
+    /// without a loader, or the file is missing (the loader's error is not kept).
     External,
-    /// Unknown compression id.
+    /// Unknown compression id (the stored bytes are kept and written back).
     UnknownCompression,
-    /// Decompression or NBT decoding failed; the message says why.
+    /// Decompression or NBT decoding failed; the message says why (the stored bytes are kept
+    /// and written back).
     Invalid(String),
 }
 
@@ -54,25 +77,48 @@ impl ChunkStatus {
 pub struct Chunk {
     /// Slot index, `x + 32 * z`.
     pub index: usize,
-    /// First sector.
+    /// First sector (0 for a chunk not read from a file).
     pub sector: u32,
     /// Sectors reserved.
     pub sector_count: u8,
-    /// Last-modified time (seconds).
+    /// Last-modified time (seconds), written back as it is.
     pub timestamp: u32,
-    /// Length field (compression byte + data), 0 if unreadable.
+    /// Length field (compression byte + data), 0 if unreadable; 1 for an external stub.
     pub length: u32,
-    /// Compression id byte.
+    /// Compression id byte as stored (+128 for an external chunk).
     pub compression_id: u8,
     /// Outcome of reading the slot.
     pub status: ChunkStatus,
-    /// The stored (compressed) data.
+    /// The stored (compressed) data: after the 5-byte header, or the whole `.mcc` file of an
+    /// external chunk. Empty when it could not be read.
     pub payload: Vec<u8>,
-    /// The decoded chunk, when `status` is `Ok`.
-    pub nbt: Option<NbtFile>,
+    nbt: Option<NbtFile>,
+    changed: bool,
 }
 
 impl Chunk {
+    /// A new chunk for slot (`x`, `z`) of a region (both 0..32), stored with `nbt.compression`
+    /// (set it to the scheme wanted; [`Compression::None`] is id 3).
+    pub fn new(x: usize, z: usize, nbt: NbtFile, timestamp: u32) -> Result<Chunk> {
+        if x >= 32 || z >= 32 {
+            return Err(NbtError::Region(format!(
+                "chunk ({x}, {z}) is outside a region (0..32)"
+            )));
+        }
+        Ok(Chunk {
+            index: x + 32 * z,
+            sector: 0,
+            sector_count: 0,
+            timestamp,
+            length: 0,
+            compression_id: id_of(nbt.compression),
+            status: ChunkStatus::Ok,
+            payload: Vec::new(),
+            nbt: Some(nbt),
+            changed: true,
+        })
+    }
+
     /// Chunk x within the region (0..32).
     pub fn x(&self) -> usize {
         self.index % 32
@@ -82,11 +128,81 @@ impl Chunk {
     pub fn z(&self) -> usize {
         self.index / 32
     }
+
+    /// Whether the data is (or was read from) an external `.mcc` file.
+    pub fn is_external(&self) -> bool {
+        self.compression_id & 0x80 != 0
+    }
+
+    /// The decoded chunk, when `status` is `Ok`.
+    pub fn nbt(&self) -> Option<&NbtFile> {
+        self.nbt.as_ref()
+    }
+
+    /// The decoded chunk, mutable; marks the chunk changed, so it is re-encoded on write (with
+    /// the [`NbtFile::compression`] it has then).
+    pub fn nbt_mut(&mut self) -> Option<&mut NbtFile> {
+        self.changed |= self.nbt.is_some();
+        self.nbt.as_mut()
+    }
+
+    /// Replaces the chunk's data (the slot becomes readable, and is re-encoded on write).
+    pub fn set_nbt(&mut self, nbt: NbtFile) {
+        self.compression_id = id_of(nbt.compression);
+        self.nbt = Some(nbt);
+        self.status = ChunkStatus::Ok;
+        self.changed = true;
+    }
+
+    /// Whether the chunk will be re-encoded on write (changed, or new).
+    pub fn is_changed(&self) -> bool {
+        self.changed
+    }
+
+    /// The compression id and stored bytes this chunk writes, or why it cannot.
+    fn stored(&self) -> Result<(u8, std::borrow::Cow<'_, [u8]>)> {
+        use std::borrow::Cow;
+        if self.changed
+            && let Some(f) = &self.nbt
+        {
+            return Ok((id_of(f.compression), Cow::Owned(f.to_bytes()?)));
+        }
+        let readable = match self.status {
+            ChunkStatus::Ok | ChunkStatus::UnknownCompression | ChunkStatus::Invalid(_) => {
+                !self.payload.is_empty()
+            }
+            _ => false,
+        };
+        if !readable {
+            return Err(NbtError::RegionChunk {
+                index: self.index,
+                reason: format!(
+                    "its data could not be read ({}), so it cannot be written back; remove it \
+                     from `chunks` to drop it",
+                    self.status.name()
+                ),
+            });
+        }
+        Ok((self.compression_id & 0x7F, Cow::Borrowed(&self.payload)))
+    }
 }
 
-/// A parsed region file: its used slots in index order.
+/// A region written out: the `.mca` bytes and the external chunk files beside it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegionParts {
+    /// The region file.
+    pub region: Vec<u8>,
+    /// External chunks: file name (`c.X.Z.mcc`) and contents, in slot order.
+    pub external: Vec<(String, Vec<u8>)>,
+}
+
+/// A parsed region file: its position and its used slots in index order.
 #[derive(Clone, Debug, Default)]
 pub struct RegionFile {
+    /// Region x (the `X` of `r.X.Z.mca`); names external chunk files.
+    pub x: i32,
+    /// Region z.
+    pub z: i32,
     /// Used slots.
     pub chunks: Vec<Chunk>,
 }
@@ -114,8 +230,23 @@ fn be32(d: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]])
 }
 
+/// Region coordinates from a file name `r.X.Z.mca` (or `.mcr`).
+pub fn coords_from_name(name: &str) -> Option<(i32, i32)> {
+    let rest = name.strip_prefix("r.")?;
+    let rest = rest
+        .strip_suffix(".mca")
+        .or_else(|| rest.strip_suffix(".mcr"))?;
+    let (x, z) = rest.split_once('.')?;
+    Some((x.parse().ok()?, z.parse().ok()?))
+}
+
+/// A loader of external chunk files: given `c.X.Z.mcc`, its bytes (at most `limit` of them;
+/// a larger file is an error), or an error.
+pub type ExternalLoader<'a> = dyn FnMut(&str, usize) -> std::io::Result<Vec<u8>> + 'a;
+
 impl RegionFile {
-    /// Parses a region file with default NBT options (Java, limits on).
+    /// Parses a region file with default NBT options (Java, limits on); external chunks are
+    /// left unread ([`ChunkStatus::External`]).
     pub fn parse(data: &[u8]) -> Result<RegionFile> {
         RegionFile::parse_with(data, &FileOptions::default())
     }
@@ -132,6 +263,45 @@ impl RegionFile {
     /// decompressions. Once the budget is spent, the remaining chunks get
     /// [`ChunkStatus::Invalid`] with a message saying so.
     pub fn parse_with_budget(data: &[u8], opts: &FileOptions, budget: usize) -> Result<RegionFile> {
+        RegionFile::parse_at(data, (0, 0), opts, budget, None)
+    }
+
+    /// Reads `path` (`r.X.Z.mca`) and the external chunks beside it, within
+    /// [`DEFAULT_REGION_BUDGET`]. The region position comes from the file name (0, 0 if it
+    /// does not have the usual form).
+    pub fn open(path: &Path) -> Result<RegionFile> {
+        RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
+    }
+
+    /// [`open`](Self::open) with options and a budget (which also bounds each file read).
+    pub fn open_with(path: &Path, opts: &FileOptions, budget: usize) -> Result<RegionFile> {
+        let data = read_limited(path, budget)?;
+        let pos = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(coords_from_name)
+            .unwrap_or((0, 0));
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut load = |name: &str, limit: usize| {
+            read_limited(&dir.join(name), limit).map_err(|e| match e {
+                NbtError::Io(e) => e,
+                e => std::io::Error::other(e.to_string()),
+            })
+        };
+        RegionFile::parse_at(&data, pos, opts, budget, Some(&mut load))
+    }
+
+    /// Parses a region file at region position `pos`, reading external chunks through
+    /// `external` (skipped, [`ChunkStatus::External`], without one or when it fails); see
+    /// [`parse_with_budget`](Self::parse_with_budget) for `budget`, which external files count
+    /// against too.
+    pub fn parse_at(
+        data: &[u8],
+        pos: (i32, i32),
+        opts: &FileOptions,
+        budget: usize,
+        mut external: Option<&mut ExternalLoader<'_>>,
+    ) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
             return Err(NbtError::Region(format!(
                 "{} bytes is shorter than the 8 KiB header",
@@ -158,6 +328,7 @@ impl RegionFile {
                 status: ChunkStatus::Ok,
                 payload: Vec::new(),
                 nbt: None,
+                changed: false,
             };
             let start = sector as usize * SECTOR;
             let avail = data
@@ -174,35 +345,58 @@ impl RegionFile {
             let len = ch.length as usize;
             if len == 0 || len - 1 > sector_count as usize * SECTOR - 5 {
                 ch.status = ChunkStatus::BadLength;
+                chunks.push(ch);
+                continue;
             } else if len + 4 > avail {
                 ch.status = ChunkStatus::OutOfFile;
-            } else if ch.compression_id & 0x80 != 0 {
-                ch.status = ChunkStatus::External;
-            } else if let Some(c) = compression_of(ch.compression_id) {
-                let stored = &data[start + 5..start + 4 + len];
-                let left = budget.saturating_sub(used);
-                if left == 0 || (c == Compression::None && stored.len() > left) {
-                    ch.status = ChunkStatus::Invalid(format!(
-                        "the region file's budget of {budget} bytes of NBT is spent \
-                         ({used} bytes read from earlier chunks)"
-                    ));
-                    chunks.push(ch);
-                    continue;
-                }
-                ch.payload = stored.to_vec();
-                let mut o = opts.clone();
-                o.compression = Some(c);
-                o.read.max_decompressed = o.read.max_decompressed.min(left);
-                match NbtFile::read_counted(&ch.payload, &o, &mut used) {
-                    Ok(f) => ch.nbt = Some(f),
-                    Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
+                chunks.push(ch);
+                continue;
+            }
+            let left = budget.saturating_sub(used);
+            if ch.is_external() {
+                let (cx, cz) = (
+                    pos.0 as i64 * 32 + ch.x() as i64,
+                    pos.1 as i64 * 32 + ch.z() as i64,
+                );
+                let name = format!("c.{cx}.{cz}.mcc");
+                match external.as_mut().map(|load| load(&name, left)) {
+                    Some(Ok(bytes)) => ch.payload = bytes,
+                    _ => {
+                        ch.status = ChunkStatus::External;
+                        chunks.push(ch);
+                        continue;
+                    }
                 }
             } else {
+                ch.payload = data[start + 5..start + 4 + len].to_vec();
+            }
+            let Some(c) = compression_of(ch.compression_id & 0x7F) else {
                 ch.status = ChunkStatus::UnknownCompression;
+                chunks.push(ch);
+                continue;
+            };
+            if left == 0 || (c == Compression::None && ch.payload.len() > left) {
+                ch.status = ChunkStatus::Invalid(format!(
+                    "the region file's budget of {budget} bytes of NBT is spent \
+                     ({used} bytes read from earlier chunks)"
+                ));
+                chunks.push(ch);
+                continue;
+            }
+            let mut o = opts.clone();
+            o.compression = Some(c);
+            o.read.max_decompressed = o.read.max_decompressed.min(left);
+            match NbtFile::read_counted(&ch.payload, &o, &mut used) {
+                Ok(f) => ch.nbt = Some(f),
+                Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
             }
             chunks.push(ch);
         }
-        Ok(RegionFile { chunks })
+        Ok(RegionFile {
+            x: pos.0,
+            z: pos.1,
+            chunks,
+        })
     }
 
     /// The chunk at (x, z) within the region.
@@ -210,31 +404,95 @@ impl RegionFile {
         self.chunks.iter().find(|c| c.index == x + 32 * z)
     }
 
-    /// Writes a region file: chunks laid out from sector 2 in index order, decoded chunks
-    /// re-encoded with their compression, others copied as stored. Unreadable slots are dropped.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut out = vec![0u8; 2 * SECTOR];
-        for ch in &self.chunks {
-            let (id, body) = match (&ch.nbt, &ch.status) {
-                (Some(f), _) => (id_of(f.compression), f.to_bytes()?),
-                (None, ChunkStatus::Ok) => (ch.compression_id, ch.payload.clone()),
-                _ => continue,
-            };
-            let sector = out.len() / SECTOR;
-            let count = (body.len() + 5).div_ceil(SECTOR);
-            if count > 255 || sector > 0xFF_FFFF || ch.index >= 1024 {
-                return Err(NbtError::Region("chunk too large for a region slot".into()));
+    /// The chunk at (x, z) within the region, mutable.
+    pub fn chunk_mut(&mut self, x: usize, z: usize) -> Option<&mut Chunk> {
+        self.chunks.iter_mut().find(|c| c.index == x + 32 * z)
+    }
+
+    /// Puts `chunk` in its slot, replacing (and returning) the chunk there.
+    pub fn insert(&mut self, chunk: Chunk) -> Option<Chunk> {
+        match self.chunks.binary_search_by_key(&chunk.index, |c| c.index) {
+            Ok(i) => Some(std::mem::replace(&mut self.chunks[i], chunk)),
+            Err(i) => {
+                self.chunks.insert(i, chunk);
+                None
             }
-            out.extend_from_slice(&((body.len() + 1) as u32).to_be_bytes());
-            out.push(id);
-            out.extend_from_slice(&body);
-            out.resize((sector + count) * SECTOR, 0);
+        }
+    }
+
+    /// Writes the region and its external chunks (see the module docs for what is kept).
+    pub fn to_parts(&self) -> Result<RegionParts> {
+        let mut out = RegionParts {
+            region: vec![0u8; 2 * SECTOR],
+            external: Vec::new(),
+        };
+        let mut seen = [false; 1024];
+        // Original order on disk; new chunks (sector 0) after, in slot order.
+        let mut order: Vec<&Chunk> = self.chunks.iter().collect();
+        order.sort_by_key(|c| (c.sector == 0, c.sector, c.index));
+        for ch in order {
+            if ch.index >= 1024 || std::mem::replace(&mut seen[ch.index], true) {
+                return Err(NbtError::RegionChunk {
+                    index: ch.index,
+                    reason: "slot index over 1023 or used twice".into(),
+                });
+            }
+            let (id, body) = ch.stored()?;
+            let region = &mut out.region;
+            let sector = region.len() / SECTOR;
+            let external =
+                (ch.is_external() && !ch.changed) || body.len() + 5 > MAX_SECTORS * SECTOR;
+            if external {
+                let (cx, cz) = (
+                    self.x as i64 * 32 + ch.x() as i64,
+                    self.z as i64 * 32 + ch.z() as i64,
+                );
+                region.extend_from_slice(&1u32.to_be_bytes());
+                region.push(id | 0x80);
+                out.external
+                    .push((format!("c.{cx}.{cz}.mcc"), body.into_owned()));
+            } else {
+                region.extend_from_slice(&((body.len() + 1) as u32).to_be_bytes());
+                region.push(id);
+                region.extend_from_slice(&body);
+            }
+            let count = (region.len() - sector * SECTOR).div_ceil(SECTOR);
+            if sector > 0xFF_FFFF {
+                return Err(NbtError::RegionChunk {
+                    index: ch.index,
+                    reason: "the region is over 64 GiB (sector numbers have 24 bits)".into(),
+                });
+            }
+            region.resize((sector + count) * SECTOR, 0);
             let loc = ((sector as u32) << 8) | count as u32;
-            out[4 * ch.index..4 * ch.index + 4].copy_from_slice(&loc.to_be_bytes());
+            region[4 * ch.index..4 * ch.index + 4].copy_from_slice(&loc.to_be_bytes());
             let ts = SECTOR + 4 * ch.index;
-            out[ts..ts + 4].copy_from_slice(&ch.timestamp.to_be_bytes());
+            region[ts..ts + 4].copy_from_slice(&ch.timestamp.to_be_bytes());
         }
         Ok(out)
+    }
+
+    /// The region file alone; an error if a chunk has to be external (then use
+    /// [`to_parts`](Self::to_parts) or [`save`](Self::save)).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let parts = self.to_parts()?;
+        if let Some((name, _)) = parts.external.first() {
+            return Err(NbtError::Region(format!(
+                "chunk {name} is stored outside the region: write it with to_parts or save"
+            )));
+        }
+        Ok(parts.region)
+    }
+
+    /// Writes the region to `path` and its external chunks beside it.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let parts = self.to_parts()?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        for (name, bytes) in &parts.external {
+            std::fs::write(dir.join(name), bytes)?;
+        }
+        std::fs::write(path, &parts.region)?;
+        Ok(())
     }
 
     /// The dump form: `{"chunks":[{index,x,z,sector,sector_count,timestamp,length,
@@ -327,6 +585,7 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
             compression_id: id,
             status: ChunkStatus::Ok,
             payload: Vec::new(),
+            changed: true,
             nbt: Some(NbtFile {
                 roots: vec![root],
                 compression,
@@ -340,5 +599,20 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
         });
     }
     chunks.sort_by_key(|c| c.index);
-    Ok(RegionFile { chunks })
+    Ok(RegionFile { x: 0, z: 0, chunks })
+}
+
+/// Reads a file of at most `limit` bytes (a larger one is an error, before reading it).
+fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)?;
+    let mut data = Vec::new();
+    f.take(limit as u64 + 1).read_to_end(&mut data)?;
+    if data.len() > limit {
+        return Err(NbtError::Region(format!(
+            "{} is larger than the budget of {limit} bytes",
+            path.display()
+        )));
+    }
+    Ok(data)
 }
