@@ -1,18 +1,46 @@
-//! SNBT, the text form of NBT (`{name:"Steve",pos:[1.0d,64.0d,2.5d],id:3b}`).
+//! SNBT, the text form of NBT (`{name:"Steve",pos:[1.0d,64.0d,2.5d],id:3b}`), in both of
+//! Minecraft's languages ([`Dialect`]): the classic one, and the one of Java Edition 1.21.5+.
 //!
-//! Printing uses the classic grammar (Minecraft before 1.21.5, which newer versions still
-//! read): suffixes `b s L f d`, typed arrays `[B;…]`, `[I;…]`, `[L;…]`, keys unquoted when they
-//! are `[A-Za-z0-9._+-]+`, strings in double quotes. Two things classic SNBT cannot say are
-//! printed as extensions our parser reads back: a lone surrogate as `\uXXXX` inside a quoted
-//! string, and non-finite floats as `NaNf`, `Infinityd`, `-Infinityf` (NaN payloads are lost).
-//! An empty list prints as `[]` and so parses back as an untyped ([`List::End`]) list: SNBT has
-//! no way to write the element type of an empty list.
+//! **Classic** ([`parse`], [`to_snbt`]; unchanged): printing uses suffixes `b s L f d`, typed
+//! arrays `[B;…]`, `[I;…]`, `[L;…]`, keys unquoted when they are `[A-Za-z0-9._+-]+`, strings in
+//! double quotes. Two things classic SNBT cannot say are printed as extensions our parser reads
+//! back: a lone surrogate as `\uXXXX` inside a quoted string, and non-finite floats as `NaNf`,
+//! `Infinityd`, `-Infinityf` (NaN payloads are lost). An empty list prints as `[]` and so parses
+//! back as an untyped ([`List::End`]) list: SNBT has no way to write the element type of an
+//! empty list. Parsing accepts the classic grammar plus the common newer conveniences:
+//! single-quoted strings, the escapes listed below, `true`/`false`, unsuffixed decimals as
+//! doubles. Bare words that are not numbers are strings, as in Minecraft before 1.21.5 (so
+//! `123456789012` without `L` is a string, being out of int range, and so is `0x10`).
 //!
-//! Parsing accepts the classic grammar plus the common newer conveniences: single-quoted
-//! strings, `\n \t \r \b \f \s \xXX \uXXXX \UXXXXXXXX` escapes, `true`/`false`, unsuffixed
-//! decimals as doubles, and trailing whitespace. Bare words that are not numbers are strings,
-//! as in Minecraft (so `123456789012` without `L` is a string, being out of int range).
-//! Nesting is limited like binary input ([`MAX_DEPTH_CAP`], default 512).
+//! **1.21.5+** ([`parse_in`] / [`to_snbt_in`] with [`Dialect::Modern`]), what changed:
+//!
+//! * integers in hexadecimal (`0xbad`) and binary (`0b101`), `_` between digits (`1_000`), a
+//!   type letter `b s i l` (any case) optionally preceded by `s` (signed) or `u` (unsigned):
+//!   `255ub` is the byte -1. Decimal is signed by default, hexadecimal and binary unsigned
+//!   (`0xFFFFFFFF` is the int -1); out of range is an error, not a string. Since `b` is a
+//!   hexadecimal digit, `0x1b` is the int 27 (a hexadecimal byte is `0x1bub` or `0x1bsb`). A
+//!   decimal integer may not start with `0` (`01` is an error).
+//! * floats `1.`, `.5`, `1e3`, `1.5e-3f`, with `_` between digits;
+//! * unquoted strings may not start with `0-9 . + -` (such text is a number or an error);
+//! * `bool(x)` (a byte: 1 if the number `x` is not 0) and `uuid(…)` (the four ints of a UUID);
+//! * lists of mixed element types, stored as Minecraft stores them: a list of compounds where
+//!   each element that is not a compound becomes `{"": element}` (and a compound of exactly
+//!   that shape is wrapped once more); elements of one type still make a plain typed list;
+//! * in arrays, an element without a type letter takes the array's type (`[B;1,2]`), and one
+//!   with a letter may be narrower (`[I;1b,2s]`) but not wider (`[B;1s]` is an error);
+//! * trailing commas in lists, arrays and compounds.
+//!
+//! Escapes in quoted strings (both dialects): `\\ \" \' \b \f \n \r \s \t`, `\xHH`,
+//! `\uHHHH`, `\UHHHHHHHH` and `\N{name}`. **Decision for `\N{..}`:** the full Unicode name
+//! list, looked up case-insensitively with the `unicode_names2` crate (as Java's
+//! `Character.codePointOf` does, so `\N{snowman}` is `☃`); an unknown name is an error with its
+//! position ([`NbtError::Snbt`]), never a guess.
+//!
+//! Writing [`Dialect::Modern`] differs from classic only where the new language needs it: keys
+//! that start like a number are quoted, control characters are escaped, infinities are written
+//! `1e999d` (Minecraft reads an overflowing literal as infinity) and NaN, which the language
+//! cannot say, is refused. Nesting is limited like binary input ([`MAX_DEPTH_CAP`], default
+//! 512): lists, compounds and operations each count one level.
 
 use std::fmt::Write as _;
 
@@ -23,11 +51,46 @@ use super::view::TagView;
 
 // ---------------------------------------------------------------- printing
 
+/// Which SNBT language: Minecraft's classic one, or the one of Java Edition 1.21.5 and later.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// Before 1.21.5 (and our parser's conveniences, see the module docs).
+    #[default]
+    Classic,
+    /// Java Edition 1.21.5 and later (snapshots 25w09a, 25w10a).
+    Modern,
+}
+
 /// Prints a tag as compact classic SNBT.
 pub fn to_snbt(tag: &Tag) -> String {
-    let mut out = String::new();
-    push_tag(&mut out, tag.view());
-    out
+    let mut p = Printer {
+        out: String::new(),
+        dialect: Dialect::Classic,
+        nan: false,
+    };
+    p.tag(tag.view());
+    p.out
+}
+
+/// Prints a tag as compact SNBT of `dialect`. In [`Dialect::Modern`], keys that start like a
+/// number are quoted, control characters in strings are escaped (`\n`, `\t`, `\xHH`, …),
+/// infinities are written `1e999f` / `-1e999d` (the language has no infinity, and Minecraft
+/// reads an overflowing literal as one), and NaN, which has no form at all, is refused
+/// ([`NbtError::Unwritable`]). [`Dialect::Classic`] gives [`to_snbt`]'s text.
+pub fn to_snbt_in(tag: &Tag, dialect: Dialect) -> Result<String> {
+    let mut p = Printer {
+        out: String::new(),
+        dialect,
+        nan: false,
+    };
+    p.tag(tag.view());
+    if p.nan {
+        return Err(NbtError::unwritable(
+            "NaN has no form in the SNBT of Minecraft 1.21.5+",
+        ));
+    }
+    Ok(p.out)
 }
 
 fn bare_ok(b: &[u8]) -> bool {
@@ -36,116 +99,150 @@ fn bare_ok(b: &[u8]) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'+'))
 }
 
-fn push_quoted(out: &mut String, s: &NbtString) {
-    out.push('"');
-    let units = s.to_utf16();
-    for ch in char::decode_utf16(units.iter().copied()) {
-        match ch {
-            Ok('"') => out.push_str("\\\""),
-            Ok('\\') => out.push_str("\\\\"),
-            Ok(c) => out.push(c),
-            Err(e) => {
-                let _ = write!(out, "\\u{:04X}", e.unpaired_surrogate());
-            }
-        }
-    }
-    out.push('"');
+struct Printer {
+    out: String,
+    dialect: Dialect,
+    nan: bool,
 }
 
-fn push_key(out: &mut String, k: &NbtString) {
-    if bare_ok(k.as_mutf8()) {
-        // Bare keys are ASCII, identical in MUTF-8.
-        out.push_str(&k.to_str_lossy());
-    } else {
-        push_quoted(out, k);
-    }
-}
-
-fn push_float(out: &mut String, v: f64, finite: bool, suffix: char, text: impl std::fmt::Debug) {
-    if finite {
-        let _ = write!(out, "{text:?}{suffix}");
-    } else if v.is_nan() {
-        let _ = write!(out, "NaN{suffix}");
-    } else if v > 0.0 {
-        let _ = write!(out, "Infinity{suffix}");
-    } else {
-        let _ = write!(out, "-Infinity{suffix}");
-    }
-}
-
-fn push_seq<T>(out: &mut String, prefix: &str, v: &[T], mut f: impl FnMut(&mut String, &T)) {
-    out.push('[');
-    out.push_str(prefix);
-    for (i, x) in v.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        f(out, x);
-    }
-    out.push(']');
-}
-
-fn push_tag(out: &mut String, tag: TagView<'_>) {
-    match tag {
-        TagView::Byte(v) => {
-            let _ = write!(out, "{v}b");
-        }
-        TagView::Short(v) => {
-            let _ = write!(out, "{v}s");
-        }
-        TagView::Int(v) => {
-            let _ = write!(out, "{v}");
-        }
-        TagView::Long(v) => {
-            let _ = write!(out, "{v}L");
-        }
-        TagView::Float(v) => push_float(out, v as f64, v.is_finite(), 'f', v),
-        TagView::Double(v) => push_float(out, v, v.is_finite(), 'd', v),
-        TagView::ByteArray(v) => push_seq(out, "B;", v, |o, x| {
-            let _ = write!(o, "{x}b");
-        }),
-        TagView::IntArray(v) => push_seq(out, "I;", v, |o, x| {
-            let _ = write!(o, "{x}");
-        }),
-        TagView::LongArray(v) => push_seq(out, "L;", v, |o, x| {
-            let _ = write!(o, "{x}L");
-        }),
-        TagView::String(s) => push_quoted(out, s),
-        TagView::List(l) => super::guard(0, || push_list(out, l)),
-        TagView::Compound(c) => super::guard(0, || {
-            out.push('{');
-            for (i, (k, v)) in c.entries().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+impl Printer {
+    fn quoted(&mut self, s: &NbtString) {
+        let out = &mut self.out;
+        out.push('"');
+        let units = s.to_utf16();
+        for ch in char::decode_utf16(units.iter().copied()) {
+            match ch {
+                Ok('"') => out.push_str("\\\""),
+                Ok('\\') => out.push_str("\\\\"),
+                Ok(c) if self.dialect == Dialect::Modern && c.is_control() => match c {
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    '\r' => out.push_str("\\r"),
+                    '\u{8}' => out.push_str("\\b"),
+                    '\u{c}' => out.push_str("\\f"),
+                    c if (c as u32) < 0x100 => {
+                        let _ = write!(out, "\\x{:02X}", c as u32);
+                    }
+                    c => {
+                        let _ = write!(out, "\\u{:04X}", c as u32);
+                    }
+                },
+                Ok(c) => out.push(c),
+                Err(e) => {
+                    let _ = write!(out, "\\u{:04X}", e.unpaired_surrogate());
                 }
-                push_key(out, k);
-                out.push(':');
-                push_tag(out, v.view());
             }
-            out.push('}');
-        }),
-    }
-}
-
-fn push_list(out: &mut String, l: &List) {
-    out.push('[');
-    for (i, t) in l.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
         }
-        push_tag(out, t);
+        out.push('"');
     }
-    out.push(']');
+
+    fn key(&mut self, k: &NbtString) {
+        let b = k.as_mutf8();
+        let number_like = self.dialect == Dialect::Modern
+            && matches!(b.first(), Some(b'0'..=b'9' | b'.' | b'+' | b'-'));
+        if bare_ok(b) && !number_like {
+            // Bare keys are ASCII, identical in MUTF-8.
+            self.out.push_str(&k.to_str_lossy());
+        } else {
+            self.quoted(k);
+        }
+    }
+
+    fn float(&mut self, v: f64, finite: bool, suffix: char, text: impl std::fmt::Debug) {
+        let out = &mut self.out;
+        if finite {
+            let _ = write!(out, "{text:?}{suffix}");
+        } else if v.is_nan() {
+            self.nan |= self.dialect == Dialect::Modern;
+            let _ = write!(out, "NaN{suffix}");
+        } else {
+            let sign = if v > 0.0 { "" } else { "-" };
+            match self.dialect {
+                Dialect::Modern => write!(out, "{sign}1e999{suffix}"),
+                _ => write!(out, "{sign}Infinity{suffix}"),
+            }
+            .expect("writing to a String cannot fail");
+        }
+    }
+
+    fn seq<T: Copy>(&mut self, prefix: &str, v: &[T], f: impl Fn(&mut String, T)) {
+        self.out.push('[');
+        self.out.push_str(prefix);
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            f(&mut self.out, *x);
+        }
+        self.out.push(']');
+    }
+
+    fn tag(&mut self, tag: TagView<'_>) {
+        match tag {
+            TagView::Byte(v) => {
+                let _ = write!(self.out, "{v}b");
+            }
+            TagView::Short(v) => {
+                let _ = write!(self.out, "{v}s");
+            }
+            TagView::Int(v) => {
+                let _ = write!(self.out, "{v}");
+            }
+            TagView::Long(v) => {
+                let _ = write!(self.out, "{v}L");
+            }
+            TagView::Float(v) => self.float(v as f64, v.is_finite(), 'f', v),
+            TagView::Double(v) => self.float(v, v.is_finite(), 'd', v),
+            TagView::ByteArray(v) => self.seq("B;", v, |o, x| {
+                let _ = write!(o, "{x}b");
+            }),
+            TagView::IntArray(v) => self.seq("I;", v, |o, x| {
+                let _ = write!(o, "{x}");
+            }),
+            TagView::LongArray(v) => self.seq("L;", v, |o, x| {
+                let _ = write!(o, "{x}L");
+            }),
+            TagView::String(s) => self.quoted(s),
+            TagView::List(l) => super::guard(0, || {
+                self.out.push('[');
+                for (i, t) in l.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.tag(t);
+                }
+                self.out.push(']');
+            }),
+            TagView::Compound(c) => super::guard(0, || {
+                self.out.push('{');
+                for (i, (k, v)) in c.entries().iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.key(k);
+                    self.out.push(':');
+                    self.tag(v.view());
+                }
+                self.out.push('}');
+            }),
+        }
+    }
 }
 
 // ---------------------------------------------------------------- parsing
 
-/// Parses SNBT text (one value, surrounding whitespace allowed).
+/// Parses classic SNBT text (one value, surrounding whitespace allowed).
 pub fn parse(text: &str) -> Result<Tag> {
+    parse_in(text, Dialect::Classic)
+}
+
+/// Parses SNBT text of `dialect` (one value, surrounding whitespace allowed).
+pub fn parse_in(text: &str, dialect: Dialect) -> Result<Tag> {
     let mut p = Parser {
         s: text,
         i: 0,
         max_depth: DEFAULT_MAX_DEPTH.min(MAX_DEPTH_CAP),
+        dialect,
     };
     let t = p.value(0)?;
     p.ws();
@@ -155,7 +252,7 @@ pub fn parse(text: &str) -> Result<Tag> {
     Ok(t)
 }
 
-/// Parses SNBT text as a nameless root (SNBT has no root name).
+/// Parses classic SNBT text as a nameless root (SNBT has no root name).
 pub fn parse_root(text: &str) -> Result<Nbt> {
     Ok(Nbt::nameless(parse(text)?))
 }
@@ -164,13 +261,42 @@ struct Parser<'a> {
     s: &'a str,
     i: usize,
     max_depth: usize,
+    dialect: Dialect,
+}
+
+fn unquoted_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'+')
+}
+
+/// An integer literal of the 1.21.5 grammar, before it gets its type.
+#[derive(Clone, Copy)]
+struct IntLit {
+    negative: bool,
+    magnitude: u128,
+    /// `Some(true)` signed (`s`), `Some(false)` unsigned (`u`), `None`: the base's default.
+    signed: Option<bool>,
+    /// Hexadecimal or binary (unsigned unless said otherwise).
+    based: bool,
+    /// Type letter, lowercase (`b s i l`), if written.
+    ty: Option<u8>,
+}
+
+/// A number of the 1.21.5 grammar.
+enum Num {
+    Int(IntLit),
+    Float(Tag),
 }
 
 impl Parser<'_> {
     #[cold]
     fn err(&self, message: &str) -> NbtError {
+        self.err_at(self.i, message)
+    }
+
+    #[cold]
+    fn err_at(&self, at: usize, message: &str) -> NbtError {
         // The position may be inside a multi-byte character (after `\` and a non-ASCII byte).
-        let mut end = self.i.min(self.s.len());
+        let mut end = at.min(self.s.len());
         while !self.s.is_char_boundary(end) {
             end -= 1;
         }
@@ -188,6 +314,10 @@ impl Parser<'_> {
         self.s.as_bytes().get(self.i).copied()
     }
 
+    fn peek_at(&self, k: usize) -> Option<u8> {
+        self.s.as_bytes().get(self.i + k).copied()
+    }
+
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
             self.i += 1;
@@ -202,6 +332,10 @@ impl Parser<'_> {
         } else {
             Err(self.err(&format!("expected '{}'", c as char)))
         }
+    }
+
+    fn modern(&self) -> bool {
+        self.dialect == Dialect::Modern
     }
 
     fn value(&mut self, depth: usize) -> Result<Tag> {
@@ -221,12 +355,36 @@ impl Parser<'_> {
                 super::guard(depth, || self.list_or_array(depth + 1))
             }
             Some(b'"' | b'\'') => Ok(Tag::String(self.quoted()?)),
+            Some(b'0'..=b'9' | b'.' | b'+' | b'-') if self.modern() => {
+                let at = self.i;
+                match self.number()? {
+                    Num::Int(lit) => self.int_tag(lit, lit.ty.unwrap_or(b'i'), at),
+                    Num::Float(t) => Ok(t),
+                }
+            }
             Some(_) => {
-                let word = self.bare();
+                let start = self.i;
+                let text = self.s;
+                self.bare();
+                let word = &text[start..self.i];
                 if word.is_empty() {
                     return Err(self.err("expected a value"));
                 }
-                Ok(bare_value(word))
+                if !self.modern() {
+                    return Ok(bare_value(word));
+                }
+                self.ws();
+                if self.peek() == Some(b'(') {
+                    if depth + 1 > self.max_depth {
+                        return Err(self.err("nested too deeply"));
+                    }
+                    return super::guard(depth, || self.operation(start, depth + 1));
+                }
+                Ok(match word {
+                    "true" => Tag::Byte(1),
+                    "false" => Tag::Byte(0),
+                    w => Tag::String(NbtString::from(w)),
+                })
             }
         }
     }
@@ -234,13 +392,255 @@ impl Parser<'_> {
     fn bare(&mut self) -> &str {
         let start = self.i;
         while let Some(c) = self.peek() {
-            if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.' | b'+') {
+            if unquoted_char(c) {
                 self.i += 1;
             } else {
                 break;
             }
         }
         &self.s[start..self.i]
+    }
+
+    /// Digits of `radix` and `_` separators (not first or last); the digits without `_`.
+    fn digits(&mut self, radix: u32) -> Result<String> {
+        let start = self.i;
+        while let Some(c) = self.peek() {
+            if c == b'_' || (c as char).is_digit(radix) {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+        let run = &self.s[start..self.i];
+        if run.starts_with('_') || run.ends_with('_') {
+            return Err(self.err_at(
+                if run.starts_with('_') {
+                    start
+                } else {
+                    self.i - 1
+                },
+                "'_' may only stand between digits",
+            ));
+        }
+        Ok(run.replace('_', ""))
+    }
+
+    /// A number of the 1.21.5 grammar, up to the end of its suffix.
+    fn number(&mut self) -> Result<Num> {
+        let start = self.i;
+        let negative = match self.peek() {
+            Some(b'-') => {
+                self.i += 1;
+                true
+            }
+            Some(b'+') => {
+                self.i += 1;
+                false
+            }
+            _ => false,
+        };
+        let radix = match (self.peek(), self.peek_at(1).map(|c| c.to_ascii_lowercase())) {
+            (Some(b'0'), Some(b'x')) => 16,
+            (Some(b'0'), Some(b'b')) if matches!(self.peek_at(2), Some(b'0' | b'1')) => 2,
+            _ => 10,
+        };
+        let num = if radix != 10 {
+            self.i += 2;
+            let at = self.i;
+            let d = self.digits(radix)?;
+            if d.is_empty() {
+                return Err(self.err_at(at, "expected digits after the base prefix"));
+            }
+            Num::Int(self.int_suffix(negative, &d, radix, at)?)
+        } else {
+            let int_at = self.i;
+            let int = self.digits(10)?;
+            let mut frac = None;
+            if self.peek() == Some(b'.') {
+                self.i += 1;
+                frac = Some(if self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.digits(10)?
+                } else {
+                    String::new()
+                });
+            }
+            if int.is_empty() && frac.as_ref().is_none_or(String::is_empty) {
+                return Err(self.err_at(
+                    start,
+                    "unquoted strings may not start with a digit, '.', '+' or '-' (quote it)",
+                ));
+            }
+            let mut exp = None;
+            if matches!(self.peek(), Some(b'e' | b'E'))
+                && match self.peek_at(1) {
+                    Some(b'+' | b'-') => self.peek_at(2).is_some_and(|c| c.is_ascii_digit()),
+                    c => c.is_some_and(|c| c.is_ascii_digit()),
+                }
+            {
+                self.i += 1;
+                let sign = match self.peek() {
+                    Some(c @ (b'+' | b'-')) => {
+                        self.i += 1;
+                        c as char
+                    }
+                    _ => '+',
+                };
+                exp = Some(format!("{sign}{}", self.digits(10)?));
+            }
+            let suffix = self.peek().map(|c| c.to_ascii_lowercase());
+            let is_float = frac.is_some() || exp.is_some() || matches!(suffix, Some(b'f' | b'd'));
+            if is_float {
+                let text = format!(
+                    "{}{int}.{}e{}",
+                    if negative { "-" } else { "" },
+                    frac.as_deref().filter(|f| !f.is_empty()).unwrap_or("0"),
+                    exp.as_deref().unwrap_or("0")
+                );
+                let text = text.replacen("-.", "-0.", 1);
+                let text = if text.starts_with('.') {
+                    format!("0{text}")
+                } else {
+                    text
+                };
+                let tag = match suffix {
+                    Some(b'f') => {
+                        self.i += 1;
+                        text.parse::<f32>().ok().map(Tag::Float)
+                    }
+                    Some(b'd') => {
+                        self.i += 1;
+                        text.parse::<f64>().ok().map(Tag::Double)
+                    }
+                    _ => text.parse::<f64>().ok().map(Tag::Double),
+                };
+                Num::Float(tag.ok_or_else(|| self.err_at(start, "malformed number"))?)
+            } else {
+                if int.len() > 1 && int.starts_with('0') {
+                    return Err(self.err_at(int_at, "decimal integers may not start with 0"));
+                }
+                Num::Int(self.int_suffix(negative, &int, 10, int_at)?)
+            }
+        };
+        if self.peek().is_some_and(unquoted_char) {
+            return Err(self.err_at(
+                start,
+                "unquoted strings may not start with a digit, '.', '+' or '-' (quote it), \
+                 and a number ends at its suffix",
+            ));
+        }
+        Ok(num)
+    }
+
+    /// The signedness and type letters after an integer's digits.
+    fn int_suffix(
+        &mut self,
+        negative: bool,
+        digits: &str,
+        radix: u32,
+        at: usize,
+    ) -> Result<IntLit> {
+        let magnitude = u128::from_str_radix(digits, radix)
+            .map_err(|_| self.err_at(at, "integer too large"))?;
+        let lower = |c: Option<u8>| c.map(|c| c.to_ascii_lowercase());
+        let (signed, ty) = match (lower(self.peek()), lower(self.peek_at(1))) {
+            (Some(s @ (b's' | b'u')), Some(t @ (b'b' | b's' | b'i' | b'l'))) => {
+                self.i += 2;
+                (Some(s == b's'), Some(t))
+            }
+            (Some(t @ (b'b' | b's' | b'i' | b'l')), _) => {
+                self.i += 1;
+                (None, Some(t))
+            }
+            _ => (None, None),
+        };
+        Ok(IntLit {
+            negative,
+            magnitude,
+            signed,
+            based: radix != 10,
+            ty,
+        })
+    }
+
+    /// The tag of an integer literal as type `ty` (`b s i l`), range-checked.
+    fn int_tag(&self, lit: IntLit, ty: u8, at: usize) -> Result<Tag> {
+        let bits = match ty {
+            b'b' => 8,
+            b's' => 16,
+            b'i' => 32,
+            _ => 64,
+        };
+        let signed = lit.signed.unwrap_or(!lit.based);
+        let m = lit.magnitude;
+        let v: i64 = if signed {
+            let max = 1u128 << (bits - 1);
+            if (lit.negative && m > max) || (!lit.negative && m >= max) {
+                return Err(self.err_at(at, "integer out of range for its type"));
+            }
+            if lit.negative {
+                (m as i128).wrapping_neg() as i64
+            } else {
+                m as i64
+            }
+        } else {
+            if lit.negative && m != 0 {
+                return Err(self.err_at(at, "an unsigned integer cannot be negative"));
+            }
+            if m >> bits != 0 {
+                return Err(self.err_at(at, "integer out of range for its type"));
+            }
+            m as u64 as i64
+        };
+        Ok(match ty {
+            b'b' => Tag::Byte(v as i8),
+            b's' => Tag::Short(v as i16),
+            b'i' => Tag::Int(v as i32),
+            _ => Tag::Long(v),
+        })
+    }
+
+    /// `bool(x)` and `uuid(s)`, the operations of the 1.21.5 grammar.
+    fn operation(&mut self, start: usize, depth: usize) -> Result<Tag> {
+        let name = &self.s[start..];
+        let name = &name[..name
+            .find(|c: char| !unquoted_char(c as u8) || !c.is_ascii())
+            .unwrap_or(name.len())];
+        self.i += 1;
+        let mut args = Vec::new();
+        self.ws();
+        if self.peek() == Some(b')') {
+            self.i += 1;
+        } else {
+            loop {
+                args.push(self.value(depth)?);
+                self.ws();
+                match self.peek() {
+                    Some(b',') => self.i += 1,
+                    Some(b')') => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => return Err(self.err("expected ',' or ')'")),
+                }
+            }
+        }
+        match (name, args.as_slice()) {
+            ("bool", [a]) => match a.as_f64().or_else(|| a.as_i64().map(|v| v as f64)) {
+                Some(v) => Ok(Tag::Byte((v != 0.0) as i8)),
+                None => Err(self.err_at(start, "bool(..) takes a number or a boolean")),
+            },
+            ("uuid", [a]) => (a.as_string())
+                .and_then(|s| uuid(&s.to_str_lossy()))
+                .map(Tag::IntArray)
+                .ok_or_else(|| {
+                    self.err_at(start, "uuid(..) takes a UUID like 8-4-4-4-12 hex digits")
+                }),
+            ("bool" | "uuid", _) => Err(self.err_at(start, "wrong arguments for the operation")),
+            _ => Err(self.err_at(
+                start,
+                "unknown operation (1.21.5 has bool(..) and uuid(..))",
+            )),
+        }
     }
 
     fn key(&mut self) -> Result<NbtString> {
@@ -255,6 +655,20 @@ impl Parser<'_> {
                 Ok(NbtString::from(w))
             }
         }
+    }
+
+    /// After a `,` in a collection: whether the collection closes here (a trailing comma,
+    /// allowed by the 1.21.5 grammar).
+    fn trailing_close(&mut self, close: u8) -> bool {
+        if !self.modern() {
+            return false;
+        }
+        self.ws();
+        if self.peek() == Some(close) {
+            self.i += 1;
+            return true;
+        }
+        false
     }
 
     fn compound(&mut self, depth: usize) -> Result<Compound> {
@@ -272,7 +686,12 @@ impl Parser<'_> {
             c.entries_mut().push((k, v));
             self.ws();
             match self.peek() {
-                Some(b',') => self.i += 1,
+                Some(b',') => {
+                    self.i += 1;
+                    if self.trailing_close(b'}') {
+                        return Ok(c);
+                    }
+                }
                 Some(b'}') => {
                     self.i += 1;
                     return Ok(c);
@@ -288,28 +707,122 @@ impl Parser<'_> {
         let b = self.s.as_bytes();
         if let (Some(&t @ (b'B' | b'I' | b'L')), Some(b';')) = (b.get(self.i), b.get(self.i + 1)) {
             self.i += 2;
-            return self.array(t);
+            return if self.modern() {
+                self.modern_array(t)
+            } else {
+                self.array(t)
+            };
         }
-        let mut list = List::End;
         self.ws();
         if self.peek() == Some(b']') {
             self.i += 1;
-            return Ok(Tag::List(list));
+            return Ok(Tag::List(List::End));
         }
+        let mut list = List::End;
+        // 1.21.5: elements of different types make a list of compounds (see `wrap`).
+        let mut mixed: Option<Vec<Tag>> = None;
         loop {
+            let at = self.i;
             let v = self.value(depth)?;
-            if list.push(v).is_err() {
-                return Err(self.err("list elements must all have the same type"));
+            if let Some(m) = &mut mixed {
+                m.push(v);
+            } else if let Err(v) = list.push(v) {
+                if !self.modern() {
+                    return Err(self.err_at(at, "list elements must all have the same type"));
+                }
+                let mut m: Vec<Tag> = std::mem::take(&mut list)
+                    .iter()
+                    .map(|t| t.to_tag())
+                    .collect();
+                m.push(v);
+                mixed = Some(m);
             }
+            self.ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.i += 1;
+                    if self.trailing_close(b']') {
+                        break;
+                    }
+                }
+                Some(b']') => {
+                    self.i += 1;
+                    break;
+                }
+                _ => return Err(self.err("expected ',' or ']'")),
+            }
+        }
+        Ok(Tag::List(match mixed {
+            None => list,
+            Some(m) => List::Compound(m.into_iter().map(wrap).collect()),
+        }))
+    }
+
+    /// `[B;…]`, `[I;…]`, `[L;…]` of the 1.21.5 grammar: an element without a type letter takes
+    /// the array's type; one with a letter must be of that type or narrower (widened).
+    fn modern_array(&mut self, kind: u8) -> Result<Tag> {
+        let ty = kind.to_ascii_lowercase();
+        let rank = |t: u8| match t {
+            b'b' => 0,
+            b's' => 1,
+            b'i' => 2,
+            _ => 3,
+        };
+        let mut vals: Vec<i64> = Vec::new();
+        loop {
+            self.ws();
+            if self.peek() == Some(b']') {
+                self.i += 1;
+                break;
+            }
+            let at = self.i;
+            let v = match self.value_for_array()? {
+                Num::Int(lit) => {
+                    let t = lit.ty.unwrap_or(ty);
+                    if rank(t) > rank(ty) {
+                        return Err(self.err_at(at, "array element of a wider type than the array"));
+                    }
+                    self.int_tag(lit, t, at)?.as_i64().expect("an integer tag")
+                }
+                Num::Float(_) => return Err(self.err_at(at, "array element of the wrong type")),
+            };
+            vals.push(v);
             self.ws();
             match self.peek() {
                 Some(b',') => self.i += 1,
                 Some(b']') => {
                     self.i += 1;
-                    return Ok(Tag::List(list));
+                    break;
                 }
                 _ => return Err(self.err("expected ',' or ']'")),
             }
+        }
+        Ok(match kind {
+            b'B' => Tag::ByteArray(vals.into_iter().map(|v| v as i8).collect()),
+            b'I' => Tag::IntArray(vals.into_iter().map(|v| v as i32).collect()),
+            _ => Tag::LongArray(vals),
+        })
+    }
+
+    /// An array element: a number, or `true` / `false` (bytes).
+    fn value_for_array(&mut self) -> Result<Num> {
+        for (word, v) in [("true", 1), ("false", 0)] {
+            if self.s[self.i..].starts_with(word)
+                && !self.peek_at(word.len()).is_some_and(unquoted_char)
+            {
+                self.i += word.len();
+                return Ok(Num::Int(IntLit {
+                    negative: false,
+                    magnitude: v,
+                    signed: None,
+                    based: false,
+                    ty: Some(b'b'),
+                }));
+            }
+        }
+        match self.peek() {
+            Some(b'0'..=b'9' | b'.' | b'+' | b'-') => self.number(),
+            _ => Err(self.err("array element of the wrong type")),
         }
     }
 
@@ -366,6 +879,22 @@ impl Parser<'_> {
         Ok(h)
     }
 
+    /// `\N{name}`: the character of that Unicode name (case-insensitive, as Java's
+    /// `Character.codePointOf`); an unknown name is an error.
+    fn named_char(&mut self) -> Result<u32> {
+        if self.peek() != Some(b'{') {
+            return Err(self.err("expected '{' after \\N"));
+        }
+        let rest = &self.s[self.i + 1..];
+        let Some(end) = rest.find('}').filter(|&e| e <= 128) else {
+            return Err(self.err("expected a character name and '}' after \\N{"));
+        };
+        let c = unicode_names2::character(&rest[..end])
+            .ok_or_else(|| self.err("unknown Unicode character name in \\N{..}"))?;
+        self.i += end + 2;
+        Ok(c as u32)
+    }
+
     fn quoted(&mut self) -> Result<NbtString> {
         let q = self.peek().unwrap_or(b'"');
         self.i += 1;
@@ -395,6 +924,7 @@ impl Parser<'_> {
                 b'x' => self.hex(2)?,
                 b'u' => self.hex(4)?,
                 b'U' => self.hex(8)?,
+                b'N' => self.named_char()?,
                 _ => return Err(self.err("unknown escape")),
             };
             if cp <= 0xFFFF {
@@ -454,6 +984,38 @@ fn bare_value(w: &str) -> Tag {
         None if w == "false" => Tag::Byte(0),
         None => Tag::String(NbtString::from(w)),
     }
+}
+
+/// An element of a list whose elements differ in type, as Minecraft stores it: a compound
+/// `{"": value}`; a compound that is not already of that shape stays as it is.
+fn wrap(t: Tag) -> Compound {
+    match t {
+        Tag::Compound(c) if !(c.len() == 1 && c.entries()[0].0.is_empty()) => c,
+        t => Compound::new().with("", t),
+    }
+}
+
+/// A UUID (`8-4-4-4-12` hex digits; Java's `UUID.fromString` also takes shorter groups) as the
+/// four ints Minecraft stores, most significant first.
+fn uuid(s: &str) -> Option<Vec<i32>> {
+    let parts: Vec<&str> = s.split('-').collect();
+    let widths = [8, 4, 4, 4, 12];
+    if parts.len() != 5 || s.len() > 36 {
+        return None;
+    }
+    let mut v = 0u128;
+    for (p, w) in parts.iter().zip(widths) {
+        if p.is_empty() || p.len() > w || !p.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        v = (v << (4 * w)) | u128::from_str_radix(p, 16).ok()?;
+    }
+    Some(
+        (0..4)
+            .rev()
+            .map(|k| (v >> (32 * k)) as u32 as i32)
+            .collect(),
+    )
 }
 
 impl std::fmt::Display for Tag {
