@@ -56,6 +56,27 @@ pub struct Flavour {
     /// Nameless root (Java network NBT, 1.20.2+).
     #[arg(long)]
     network: bool,
+    /// SNBT language to print or read: Minecraft's classic one, or that of 1.21.5+.
+    #[arg(long, value_enum, default_value = "classic")]
+    snbt_dialect: DialectArg,
+}
+
+/// SNBT language on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum DialectArg {
+    /// Before Minecraft 1.21.5.
+    Classic,
+    /// Minecraft 1.21.5 and later.
+    Modern,
+}
+
+impl From<DialectArg> for snbt::Dialect {
+    fn from(d: DialectArg) -> snbt::Dialect {
+        match d {
+            DialectArg::Classic => snbt::Dialect::Classic,
+            DialectArg::Modern => snbt::Dialect::Modern,
+        }
+    }
 }
 
 /// `defc nbt` subcommands.
@@ -188,8 +209,15 @@ fn dump_cmd(
     let raw = read_input(path)?;
     let name = path.display();
     let opts = file_options(flavour, all_roots, lenient);
+    let dialect: snbt::Dialect = flavour.snbt_dialect.into();
     if is_region(path) {
-        let r = region::RegionFile::parse_with(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
+        // A region on disk is opened with its external chunks (`c.X.Z.mcc` beside it).
+        let r = if path == Path::new("-") {
+            region::RegionFile::parse_with(&raw, &opts)
+        } else {
+            region::RegionFile::open_with(path, &opts, region::DEFAULT_REGION_BUDGET)
+        }
+        .map_err(|e| format!("{name}: {e}"))?;
         if as_snbt {
             for ch in &r.chunks {
                 match ch.nbt() {
@@ -197,7 +225,8 @@ fn dump_cmd(
                         "// chunk ({}, {})\n{}",
                         ch.x(),
                         ch.z(),
-                        snbt::to_snbt(&f.roots[0].tag)
+                        snbt::to_snbt_in(&f.roots[0].tag, dialect)
+                            .map_err(|e| format!("{name}: {e}"))?
                     ))?,
                     None => eprintln!(
                         "{name}: chunk ({}, {}) unreadable: {}",
@@ -226,7 +255,7 @@ fn dump_cmd(
     }
     if as_snbt {
         for r in &f.roots {
-            emit(&snbt::to_snbt(&r.tag))?;
+            emit(&snbt::to_snbt_in(&r.tag, dialect).map_err(|e| format!("{name}: {e}"))?)?;
         }
         return Ok(());
     }
@@ -285,7 +314,9 @@ fn encode_cmd(
             write_roots(roots, flavour, edition, out).map_err(err)?
         }
         None => {
-            let root = snbt::parse_root(text).map_err(err)?;
+            let root = snbt::parse_in(text, flavour.snbt_dialect.into())
+                .map(Nbt::nameless)
+                .map_err(err)?;
             write_roots(vec![root], flavour, edition, out).map_err(err)?
         }
     };
