@@ -362,7 +362,8 @@ pub fn check_nbt(data: &[u8]) {
 }
 
 /// Whole NBT files (compression autodetect, Bedrock header) with a 1 MiB decompression limit, and
-/// region files: never panic; a file that reads writes back and reads to the same data.
+/// region files: never panic; a file that reads writes back and reads to the same data; a region
+/// that writes back keeps its chunks' stored bytes.
 pub fn check_nbt_file(data: &[u8]) {
     use def_runtime::nbt::{Edition, FileOptions, NbtFile};
     let [flags, bytes @ ..] = data else {
@@ -375,7 +376,22 @@ pub fn check_nbt_file(data: &[u8]) {
     };
     let mut o = FileOptions::new(edition);
     o.read.max_decompressed = 1 << 20;
-    let _ = def_runtime::nbt::region::RegionFile::parse(bytes);
+    if let Ok(region) = def_runtime::nbt::region::RegionFile::parse(bytes) {
+        // Read → write keeps every chunk it writes byte-for-byte, with its slot, timestamp and
+        // compression id; what it cannot write back it refuses (RegionChunk), never drops.
+        if let Ok(parts) = region.to_parts() {
+            let back = def_runtime::nbt::region::RegionFile::parse(&parts.region)
+                .expect("a written region parses");
+            let key = |r: &def_runtime::nbt::region::RegionFile| {
+                r.chunks
+                    .iter()
+                    .filter(|c| !c.is_external())
+                    .map(|c| (c.index, c.timestamp, c.compression_id, c.payload.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(key(&back), key(&region), "region round trip changed a chunk");
+        }
+    }
     let Ok(f) = NbtFile::read(bytes, &o) else {
         return;
     };

@@ -297,3 +297,47 @@ fn unreadable_slots_are_refused_and_unknown_schemes_kept() {
         }]
     );
 }
+
+#[test]
+fn corrupted_headers_never_lose_a_chunk_silently() {
+    // The property the nbt_file fuzz target checks, over byte changes in a real region's
+    // tables and chunk header: writing back either refuses or keeps every chunk it writes.
+    let Some(raw) = sample("querz__r.0.0.mca") else {
+        return;
+    };
+    let spots = [
+        4 * 97,
+        4 * 97 + 3,
+        4096 + 4 * 97,
+        2 * 4096,
+        2 * 4096 + 3,
+        2 * 4096 + 4,
+        0,
+        3,
+    ];
+    let mut written = 0;
+    for at in spots {
+        for v in [0u8, 1, 2, 3, 4, 0x7f, 0x82, 0xff] {
+            let mut bad = raw.clone();
+            bad[at] = v;
+            let Ok(r) = RegionFile::parse(&bad) else {
+                continue;
+            };
+            let Ok(parts) = r.to_parts() else {
+                assert!(r.chunks.iter().any(|c| c.payload.is_empty()));
+                continue;
+            };
+            written += 1;
+            let back = RegionFile::parse(&parts.region).unwrap();
+            let key = |r: &RegionFile| {
+                r.chunks
+                    .iter()
+                    .filter(|c| !c.is_external())
+                    .map(|c| (c.index, c.timestamp, c.compression_id, c.payload.clone()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(key(&back), key(&r), "byte {at} = {v}");
+        }
+    }
+    assert!(written > 10, "{written} variants written back");
+}
