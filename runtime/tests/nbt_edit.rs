@@ -202,6 +202,13 @@ fn list_elements_are_borrowed_and_changed_in_place() {
     *c.get_mut("Names").unwrap() = Tag::Int(4);
     assert_eq!(t.get("Names").and_then(Tag::as_int), Some(4));
     assert_eq!(List::End.get(0), None);
+    // Views compare as tags do: floats by bits.
+    let nan = List::Float(vec![f32::NAN]);
+    assert_eq!(nan.get(0), nan.get(0));
+    assert_ne!(
+        List::Double(vec![0.0]).get(0),
+        List::Double(vec![-0.0]).get(0)
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ use std::borrow::Cow;
 use super::tag::{Compound, List, NbtString, Tag, TagType};
 
 /// A value seen through a shared reference: a whole [`Tag`] or an element of a [`List`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// Equality is [`Tag`]'s: structural, floats compared by bits.
+#[derive(Clone, Copy, Debug)]
 pub enum TagView<'a> {
     /// `TAG_Byte`.
     Byte(i8),
@@ -192,14 +194,31 @@ impl<'a> TagView<'a> {
     }
 }
 
+impl PartialEq for TagView<'_> {
+    fn eq(&self, other: &TagView<'_>) -> bool {
+        use TagView as V;
+        match (*self, *other) {
+            (V::Byte(a), V::Byte(b)) => a == b,
+            (V::Short(a), V::Short(b)) => a == b,
+            (V::Int(a), V::Int(b)) => a == b,
+            (V::Long(a), V::Long(b)) => a == b,
+            (V::Float(a), V::Float(b)) => a.to_bits() == b.to_bits(),
+            (V::Double(a), V::Double(b)) => a.to_bits() == b.to_bits(),
+            (V::ByteArray(a), V::ByteArray(b)) => a == b,
+            (V::String(a), V::String(b)) => a == b,
+            (V::List(a), V::List(b)) => a == b,
+            (V::Compound(a), V::Compound(b)) => a == b,
+            (V::IntArray(a), V::IntArray(b)) => a == b,
+            (V::LongArray(a), V::LongArray(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 impl PartialEq<Tag> for TagView<'_> {
     /// Same value, floats compared by bits (as [`Tag`]'s equality does).
     fn eq(&self, other: &Tag) -> bool {
-        match (*self, other) {
-            (TagView::Float(a), Tag::Float(b)) => a.to_bits() == b.to_bits(),
-            (TagView::Double(a), Tag::Double(b)) => a.to_bits() == b.to_bits(),
-            (a, b) => a == b.view(),
-        }
+        *self == other.view()
     }
 }
 
