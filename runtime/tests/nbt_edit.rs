@@ -231,3 +231,18 @@ fn compound_macro_builds_the_same_tree_as_the_builders() {
         .with("Pos", List::Int(vec![1, -2, 3]));
     assert_eq!(c, by_hand);
 }
+
+#[test]
+fn hostile_paths_fail_cleanly_with_short_messages() {
+    let t = nbt!({"a": [{"b": 1i8}]});
+    let key = "k".repeat(1 << 20);
+    let e = t.get_path(&format!("a[0].{key}")).unwrap_err();
+    assert!(matches!(e, NbtError::PathNotFound { .. }));
+    assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
+    let e = t.get_path(&format!("a[0].\"{key}")).unwrap_err();
+    assert!(matches!(e, NbtError::PathSyntax { offset, .. } if offset == key.len() + 6));
+    // A long path of indices through nothing: linear, and the error names the first step.
+    let deep = "[0]".repeat(100_000);
+    let e = t.get_path(&deep).unwrap_err();
+    assert_eq!(e.to_string(), "tag path `[0]`: `compound` has no elements");
+}
