@@ -161,7 +161,7 @@ fn path_errors_are_typed_and_positioned() {
     match t.get_path_mut("Level.Sections[0]").unwrap_err() {
         NbtError::PathNotFound { path, reason } => {
             assert_eq!(path.to_string(), "Level.Sections[0]");
-            assert!(reason.contains("List::get_mut"), "{reason}");
+            assert!(reason.contains("get_path_view_mut"), "{reason}");
         }
         e => panic!("{e}"),
     }
@@ -169,6 +169,22 @@ fn path_errors_are_typed_and_positioned() {
         t.get_path_mut("Level.Sections[1].Y"),
         Err(NbtError::PathNotFound { .. })
     ));
+    // Any path, list elements included, as a mutable view.
+    t.get_path_view_mut("Level.Sections[0]")
+        .unwrap()
+        .into_compound()
+        .unwrap()
+        .insert("Y", 3i8);
+    assert_eq!(
+        t.get_path("Level.Sections[0].Y").unwrap().as_byte(),
+        Some(3)
+    );
+    assert!(matches!(
+        t.get_path_view_mut("Level.Sections[5]"),
+        Err(NbtError::PathNotFound { .. })
+    ));
+    let whole = t.get_path_view_mut("").unwrap().tag_type();
+    assert_eq!(whole, def_runtime::nbt::TagType::Compound);
     // The empty path is the value itself.
     assert_eq!(t.get_path("").unwrap(), t.clone());
     *t.get_path_mut("Level.Sections[0].Y").unwrap() = Tag::Byte(7);

@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use super::error::{NbtError, PathSegment, Result, TagPath};
 use super::tag::{Compound, List, Tag};
-use super::view::TagView;
+use super::view::{TagView, TagViewMut};
 
 fn plain_key_char(c: char) -> bool {
     !matches!(c, '.' | '[' | ']' | '"' | '\\') && !c.is_whitespace() && !c.is_control()
@@ -168,21 +168,33 @@ enum Cur<'a> {
     Tag(&'a mut Tag),
     Compound(&'a mut Compound),
     List(&'a mut List),
+    /// A list element, only as the end of a path (see [`walk_mut`]'s `elem_end`).
+    Elem(TagViewMut<'a>),
 }
 
 /// The tag at `path` below `start`, mutable; the path must end at a compound entry (or be
 /// empty), since a list element is not a [`Tag`] in memory.
 pub(crate) fn lookup_mut<'a>(start: &'a mut Tag, path: &str) -> Result<&'a mut Tag> {
-    match walk_mut(Cur::Tag(start), path)? {
+    match walk_mut(Cur::Tag(start), path, false)? {
         Cur::Tag(t) => Ok(t),
         _ => unreachable!("walk_mut starting at a tag ends at a tag or fails"),
     }
 }
 
+/// The value at `path` below `start`, mutable, as a view: any path, list elements included.
+fn lookup_view_mut<'a>(start: Cur<'a>, path: &str) -> Result<TagViewMut<'a>> {
+    Ok(match walk_mut(start, path, true)? {
+        Cur::Tag(t) => TagViewMut::from(t),
+        Cur::Compound(c) => TagViewMut::Compound(c),
+        Cur::List(l) => TagViewMut::List(l),
+        Cur::Elem(v) => v,
+    })
+}
+
 /// As [`lookup_mut`], starting at a compound; the empty path is refused (a compound is not a
 /// [`Tag`]).
 pub(crate) fn lookup_mut_in<'a>(start: &'a mut Compound, path: &str) -> Result<&'a mut Tag> {
-    match walk_mut(Cur::Compound(start), path)? {
+    match walk_mut(Cur::Compound(start), path, false)? {
         Cur::Tag(t) => Ok(t),
         _ => Err(not_found(
             &[],
@@ -191,7 +203,9 @@ pub(crate) fn lookup_mut_in<'a>(start: &'a mut Compound, path: &str) -> Result<&
     }
 }
 
-fn walk_mut<'a>(start: Cur<'a>, path: &str) -> Result<Cur<'a>> {
+/// Walks `path` from `start`. A path ending at a list element is an error, unless `elem_end`:
+/// then it ends in [`Cur::Elem`].
+fn walk_mut<'a>(start: Cur<'a>, path: &str, elem_end: bool) -> Result<Cur<'a>> {
     let segs = parse(path)?;
     let mut cur = start;
     for (n, seg) in segs.iter().enumerate() {
@@ -214,6 +228,10 @@ fn walk_mut<'a>(start: Cur<'a>, path: &str) -> Result<Cur<'a>> {
                 let len = l.len();
                 let last = n + 1 == segs.len();
                 let ety = l.element_type().name();
+                if last && elem_end && *i < len {
+                    cur = Cur::Elem(l.get_mut(*i).expect("index below len"));
+                    continue;
+                }
                 match l {
                     List::Compound(v) if *i < len && !last => Cur::Compound(&mut v[*i]),
                     List::List(v) if *i < len && !last => Cur::List(&mut v[*i]),
@@ -221,8 +239,8 @@ fn walk_mut<'a>(start: Cur<'a>, path: &str) -> Result<Cur<'a>> {
                     _ if last => {
                         return Err(not_found(
                             walked,
-                            "a list element is not a standalone tag: take the list with \
-                             get_path_mut and change the element with List::get_mut"
+                            "a list element is not a standalone tag: use get_path_view_mut \
+                             (or List::get_mut on the list)"
                                 .into(),
                         ));
                     }
@@ -234,6 +252,7 @@ fn walk_mut<'a>(start: Cur<'a>, path: &str) -> Result<Cur<'a>> {
                     Cur::Tag(t) => t.tag_type().name(),
                     Cur::Compound(_) => "compound",
                     Cur::List(_) => "list",
+                    Cur::Elem(v) => v.tag_type().name(),
                 };
                 return Err(missing(walked, seg, ty, None));
             }
@@ -267,9 +286,22 @@ impl Tag {
     /// ```
     ///
     /// The path must end at a compound entry (or be empty): a list element is not a `Tag` in
-    /// memory (lists are typed), so for `Pos[0]` take `Pos` here and use [`List::get_mut`].
+    /// memory (lists are typed), so for `Pos[0]` use [`get_path_view_mut`](Tag::get_path_view_mut).
     pub fn get_path_mut(&mut self, path: &str) -> Result<&mut Tag> {
         lookup_mut(self, path)
+    }
+
+    /// The value at any `path` below this one, list elements included, as a [`TagViewMut`]:
+    /// change it in place, or replace it with [`TagViewMut::set`] (same type).
+    ///
+    /// ```
+    /// use def_runtime::nbt::{nbt, Tag};
+    /// let mut t: Tag = nbt!({"Pos": [1.0f64, 64.0f64, 2.0f64]});
+    /// t.get_path_view_mut("Pos[1]").unwrap().set(70.0f64).unwrap();
+    /// assert_eq!(t.get_path("Pos[1]").unwrap().as_double(), Some(70.0));
+    /// ```
+    pub fn get_path_view_mut(&mut self, path: &str) -> Result<TagViewMut<'_>> {
+        lookup_view_mut(Cur::Tag(self), path)
     }
 }
 
@@ -282,5 +314,10 @@ impl Compound {
     /// The tag at `path` below this compound, mutable (see [`Tag::get_path_mut`]).
     pub fn get_path_mut(&mut self, path: &str) -> Result<&mut Tag> {
         lookup_mut_in(self, path)
+    }
+
+    /// The value at any `path` below this compound, mutable (see [`Tag::get_path_view_mut`]).
+    pub fn get_path_view_mut(&mut self, path: &str) -> Result<TagViewMut<'_>> {
+        lookup_view_mut(Cur::Compound(self), path)
     }
 }

@@ -687,6 +687,11 @@ impl Nbt {
     pub fn get_path_mut(&mut self, path: &str) -> super::Result<&mut Tag> {
         self.tag.get_path_mut(path)
     }
+
+    /// The value at any `path` below the root value, mutable; see [`Tag::get_path_view_mut`].
+    pub fn get_path_view_mut(&mut self, path: &str) -> super::Result<super::TagViewMut<'_>> {
+        self.tag.get_path_view_mut(path)
+    }
 }
 
 /// Builds a [`Tag`] from a JSON-like literal.
