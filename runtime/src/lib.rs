@@ -126,8 +126,11 @@
 //! [`nbt::NbtFile::read`] detects gzip, zlib or no compression and Bedrock's `level.dat`
 //! header; [`nbt::NbtFile::to_bytes`] writes the file back the way it was stored. The tree
 //! ([`nbt::Tag`], [`nbt::Compound`], typed [`nbt::List`]s) keeps entry order, duplicate keys and
-//! float bits, so an unchanged file writes back byte for byte. [`nbt::borrow`] is a zero-copy
-//! reader, [`nbt::region`] reads `.mca` files, [`nbt::snbt`] prints and parses SNBT.
+//! float bits, so an unchanged file writes back byte for byte. Any value is reached by a path
+//! (`Level.Sections[1].Palette[0].Name`) with [`nbt::Tag::get_path`] / `get_path_mut`, without
+//! copying. [`nbt::borrow`] is a zero-copy reader, [`nbt::region`] reads and writes `.mca`
+//! files (every compression scheme, external chunks), [`nbt::snbt`] prints and parses SNBT, classic
+//! and 1.21.5+.
 //!
 //! ```
 //! # #[cfg(feature = "nbt")] {
@@ -143,10 +146,10 @@
 //! bytes.push(0x00);
 //!
 //! let mut file = NbtFile::read(&bytes, &FileOptions::new(Edition::Java))?;
-//! let Tag::Compound(root) = &mut file.roots[0].tag else { panic!("not a compound") };
-//! assert!(root.get("name").and_then(Tag::as_string).is_some_and(|s| s.eq_str("Bananrama")));
+//! let root = file.root_mut().unwrap();
+//! assert_eq!(root.get_path("name")?.as_str().as_deref(), Some("Bananrama"));
 //!
-//! root.insert("name", "Banana");
+//! *root.get_path_mut("name")? = Tag::from("Banana"); // paths as errors print them
 //! let out = file.to_bytes()?;
 //! assert_eq!(out.len(), bytes.len() - 3);
 //! assert_eq!(&out[out.len() - 9..], b"\x00\x06Banana\x00");
