@@ -5,7 +5,7 @@
 //! * Godot: a Dictionary of n distinct keys of every key type (the key hash covered only the
 //!   type tag of Color, NodePath, the math types and packed float arrays, so each new key was
 //!   compared with every earlier one), in both versions where the type exists;
-//! * NBT: a compound of n entries, binary and SNBT;
+//! * NBT: a compound of n entries, binary and SNBT; a mixed list in 1.21.5 SNBT;
 //! * regions: 1024 slots sharing one chunk that claims 64 MiB of LZ4, or one zlib bomb.
 
 #[path = "support/counting.rs"]
@@ -360,6 +360,33 @@ fn nbt_and_snbt_compounds() {
             format!("[{}]", body.join(","))
         },
         parse,
+    );
+    // The 1.21.5 dialect: a list of mixed types (every element wrapped in a compound) and
+    // numbers with separators, against a plain list of as many strings.
+    let modern = |t: &String| {
+        snbt::parse_in(t, snbt::Dialect::Modern).expect("parses");
+    };
+    scaling::assert_linear_like(
+        "SNBT 1.21.5 mixed list",
+        5_000,
+        |n| {
+            let body: Vec<String> = (0..n)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        format!("0x{:x}_{:x}ub", i % 16, i % 16)
+                    } else {
+                        format!("\"k{i}\"")
+                    }
+                })
+                .collect();
+            format!("[{}]", body.join(","))
+        },
+        modern,
+        |n| {
+            let body: Vec<String> = (0..n).map(|i| format!("\"k{i}\"")).collect();
+            format!("[{}]", body.join(","))
+        },
+        modern,
     );
 }
 
