@@ -146,10 +146,9 @@
 //! bytes.push(0x00);
 //!
 //! let mut file = NbtFile::read(&bytes, &FileOptions::new(Edition::Java))?;
-//! let root = file.root_mut().unwrap();
-//! assert_eq!(root.get_path("name")?.as_str().as_deref(), Some("Bananrama"));
+//! assert_eq!(file.get_path("name")?.as_str().as_deref(), Some("Bananrama"));
 //!
-//! *root.get_path_mut("name")? = Tag::from("Banana"); // paths as errors print them
+//! *file.get_path_mut("name")? = Tag::from("Banana"); // paths as errors print them
 //! let out = file.to_bytes()?;
 //! assert_eq!(out.len(), bytes.len() - 3);
 //! assert_eq!(&out[out.len() - 9..], b"\x00\x06Banana\x00");

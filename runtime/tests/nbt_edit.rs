@@ -38,8 +38,6 @@ fn one_block_name_changed_in_a_real_chunk() {
 
     // The whole edit: one lookup, one assignment.
     *file
-        .root_mut()
-        .unwrap()
         .get_path_mut("Level.Sections[1].Palette[0].Name")
         .unwrap() = "minecraft:stone".into();
 

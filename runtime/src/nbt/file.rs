@@ -176,6 +176,18 @@ impl NbtFile {
         self.roots.first_mut()
     }
 
+    /// The value at `path` below the first root's value (see [`Tag::get_path`](super::Tag::get_path)).
+    pub fn get_path(&self, path: &str) -> Result<super::TagView<'_>> {
+        self.root().ok_or_else(no_root)?.get_path(path)
+    }
+
+    /// The tag at `path` below the first root's value, mutable (see
+    /// [`Tag::get_path_mut`](super::Tag::get_path_mut)): the edit of one value in a file is
+    /// `*file.get_path_mut("Level.Sections[1].Palette[0].Name")? = "minecraft:stone".into();`.
+    pub fn get_path_mut(&mut self, path: &str) -> Result<&mut super::Tag> {
+        self.root_mut().ok_or_else(no_root)?.get_path_mut(path)
+    }
+
     /// The uncompressed form: header (with the length recomputed) and roots.
     pub fn to_uncompressed(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.decompressed_size.max(64));
@@ -197,5 +209,13 @@ impl NbtFile {
     /// The stored form: [`to_uncompressed`](Self::to_uncompressed) compressed as `self.compression`.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         compress::compress(&self.to_uncompressed()?, self.compression)
+    }
+}
+
+#[cold]
+fn no_root() -> NbtError {
+    NbtError::PathNotFound {
+        path: Default::default(),
+        reason: "the file has no root".into(),
     }
 }
