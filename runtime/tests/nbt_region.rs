@@ -208,6 +208,20 @@ fn every_scheme_and_an_external_chunk_round_trip_byte_identical() {
     }
     lost.chunks.retain(|c| c.status == ChunkStatus::Ok);
     assert_eq!(slots(&lost.to_parts().unwrap().region).len(), 4);
+    // A new chunk from a tree: written with the scheme asked for, read back the same.
+    let tree = def_runtime::nbt::Nbt::named("", def_runtime::nbt::compound! {"xPos": 7i32});
+    let new = NbtFile::new(tree.clone(), Compression::Lz4);
+    lost.insert(Chunk::new(9, 9, new, 5).unwrap());
+    let parts = lost.to_parts().unwrap();
+    let slot = slots(&parts.region)
+        .into_iter()
+        .find(|s| s.index == 9 + 32 * 9)
+        .unwrap();
+    assert_eq!((slot.id, slot.timestamp), (4, 5));
+    // {"": {xPos: 7}} in Java NBT, byte by byte.
+    let want = b"\x0a\x00\x00\x03\x00\x04xPos\x00\x00\x00\x07\x00";
+    assert_eq!(decompress(slot.id, &slot.stored), want);
+    assert!(Chunk::new(32, 0, NbtFile::new(tree, Compression::None), 0).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -74,6 +74,21 @@ pub fn has_bedrock_header(data: &[u8]) -> bool {
 }
 
 impl NbtFile {
+    /// A Java file of one root, to be stored with `compression` (for a new file, or a new
+    /// region chunk: [`Chunk::new`](super::region::Chunk::new)).
+    pub fn new(root: Nbt, compression: Compression) -> NbtFile {
+        NbtFile {
+            roots: vec![root],
+            compression,
+            header: None,
+            edition: Edition::Java,
+            decompressed_size: 0,
+            consumed: 0,
+            trailing: 0,
+            stream_complete: true,
+        }
+    }
+
     /// Reads a file from its stored bytes.
     pub fn read(raw: &[u8], opts: &FileOptions) -> Result<NbtFile> {
         Self::read_counted(raw, opts, &mut 0)

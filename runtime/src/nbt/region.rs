@@ -586,16 +586,7 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
             status: ChunkStatus::Ok,
             payload: Vec::new(),
             changed: true,
-            nbt: Some(NbtFile {
-                roots: vec![root],
-                compression,
-                header: None,
-                edition: super::Edition::Java,
-                decompressed_size: 0,
-                consumed: 0,
-                trailing: 0,
-                stream_complete: true,
-            }),
+            nbt: Some(NbtFile::new(root, compression)),
         });
     }
     chunks.sort_by_key(|c| c.index);
