@@ -570,7 +570,7 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
         let Some(n) = c.get("nbt") else { continue };
         let index = num(c, "index")? as usize;
         let id = num(c, "compression_id")? as u8;
-        let compression = compression_of(id).ok_or_else(|| bad("unknown compression id"))?;
+        let compression = compression_of(id & 0x7F).ok_or_else(|| bad("unknown compression id"))?;
         let root = dump::root_from_json(n)?;
         let timestamp = num(c, "timestamp")? as u32;
         if index >= 1024 {
