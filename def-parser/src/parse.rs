@@ -187,6 +187,9 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
     let mut flat: Vec<(usize, Node)> = Vec::new();
     // For each open level, what the last node at that level does with nested lines.
     let mut open: Vec<Holds> = vec![Holds::Nothing];
+    // For each open level, whether it lies under an `array<T>`: the reference never compiles
+    // those lines, so a type it does not know there is no error (their nesting still is).
+    let mut unread: Vec<bool> = vec![false];
     // For each depth, whether a node was kept at it (for the message of a misplaced nested line;
     // looking back through `flat` for one made a file of such lines quadratic).
     let mut kept_at: Vec<bool> = vec![false; MAX_NESTING + 1];
@@ -320,10 +323,13 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 ),
                 Holds::Fields => {}
             }
+            unread.push(unread[cur] || open[cur] == Holds::Ignored);
             open.push(Holds::Nothing);
         } else {
             open.truncate(depth + 1);
+            unread.truncate(depth + 1);
         }
+        let unread = unread[depth];
 
         let kind = match l.ty {
             "ref" | "offset" => {
@@ -356,6 +362,10 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     _ => Scalar::from_keyword(t).map(FieldType::Scalar),
                 };
                 let Some(mut ty) = base else {
+                    if unread {
+                        *open.last_mut().expect("level") = Holds::Nothing;
+                        continue;
+                    }
                     cx.error(
                         Code::UnknownType,
                         Span::new(at(l.ty), at(l.ty) + l.ty.len()),
@@ -388,6 +398,10 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                         };
                         match elem {
                             Some(e) => ty = FieldType::ArrayOf(e),
+                            None if unread => {
+                                *open.last_mut().expect("level") = Holds::Nothing;
+                                continue;
+                            }
                             None => {
                                 cx.error(
                                     Code::UnknownType,
@@ -444,7 +458,9 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                         }
                     }
                 }
-                name_check(&mut cx, l.name, name_span);
+                if !unread {
+                    name_check(&mut cx, l.name, name_span);
+                }
                 NodeKind::Field {
                     ty,
                     ty_span,
