@@ -1395,3 +1395,30 @@ fn every_row() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn the_table_names_every_row_and_only_rows() {
+    // docs/grammar.md names the rows of this file in italics in the last column of its tables.
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/grammar.md"))
+        .expect("docs/grammar.md");
+    let mut named = std::collections::HashSet::new();
+    for line in doc.lines().filter(|l| l.starts_with("| ")) {
+        let last = line.trim_end_matches('|').rsplit('|').next().unwrap_or("");
+        for (k, piece) in last.split('*').enumerate() {
+            if k % 2 == 1 {
+                assert!(
+                    ROWS.iter().any(|r| r.id == piece),
+                    "docs/grammar.md names `{piece}`, which is no row"
+                );
+                named.insert(piece.to_string());
+            }
+        }
+    }
+    for row in ROWS {
+        assert!(
+            named.contains(row.id),
+            "row `{}` is not in docs/grammar.md",
+            row.id
+        );
+    }
+}
