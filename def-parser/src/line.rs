@@ -221,7 +221,10 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
 mod tests {
     use super::*;
 
-    fn parts(line: &str) -> Option<(usize, &str, Option<&str>, Option<&str>, &str)> {
+    /// Depth, type, subtype, flags, name.
+    type Parts<'a> = (usize, &'a str, Option<&'a str>, Option<&'a str>, &'a str);
+
+    fn parts(line: &str) -> Option<Parts<'_>> {
         split(line).map(|l| (l.depth, l.ty, l.subtype, l.flags, l.name))
     }
 

@@ -1,7 +1,7 @@
 //! From `.def` text to the syntax tree ([`crate::ast`]), line by line.
 //!
 //! The line grammar (dashes, type, `<subtype>`, `[flags]`, name) is the reference's pattern
-//! ([`crate::line`]); the rest is its line discipline: comments, trimming (JavaScript's white
+//! (`line.rs`); the rest is its line discipline: comments, trimming (JavaScript's white
 //! space, byte-order mark included), nesting by the number of dashes, legacy `count`/`offset`
 //! lines. docs/grammar.md is the table of every shape and what each mode does with it. Every line the reference would
 //! skip or guess at yields a warning; in strict mode every warning is an error. All faults of a

@@ -135,7 +135,7 @@ fn mutate(text: &str, styles: &[[u8; 10]], bom: bool) -> (String, bool) {
         }
         let mut flags: Vec<&str> = p.flags.clone().unwrap_or_default();
         let is_ref = matches!(p.ty, "ref" | "offset" | "count");
-        if !is_ref && s[4] % 4 == 0 {
+        if !is_ref && s[4].is_multiple_of(4) {
             flags_changed = true;
             match (p.ty, flags.is_empty()) {
                 ("array", true) => flags.push("sorted"),
@@ -160,7 +160,7 @@ fn mutate(text: &str, styles: &[[u8; 10]], bom: bool) -> (String, bool) {
             None => out.push_str(pick(&COMMENT, s[8])),
         }
         if !last {
-            out.push_str(if s[9] % 2 == 0 { "\r\n" } else { "\n" });
+            out.push_str(if s[9].is_multiple_of(2) { "\r\n" } else { "\n" });
         }
     }
     (out, flags_changed)

@@ -125,7 +125,8 @@ fn lines_that_make_the_reference_s_pattern_backtrack() {
     // The reference's line pattern backtracks over dashes, a lazy type and bracket groups; our
     // split decides each choice from tables over the line, once. Lines whose every prefix is a
     // candidate type, with brackets that almost close a group.
-    let shapes: [(&str, fn(usize) -> String); 4] = [
+    type Make = fn(usize) -> String;
+    let shapes: [(&str, Make); 4] = [
         ("dashes and `<`", |n| {
             format!("{} {}a\n", "- ".repeat(n), "<".repeat(n))
         }),
