@@ -114,6 +114,10 @@ pub enum Code {
     InterleavedApart,
     /// An interleaved `array<string>`: the reference cannot write it and refuses the definition.
     InterleavedStrings,
+    /// Two fields or objects of one level whose paths differ only by `.` against `_` (`o.b` and
+    /// `o_b`): the reference's generated JavaScript declares one variable twice and it refuses
+    /// the definition.
+    JsVariableClash,
 }
 
 /// One fault in a `.def` file.

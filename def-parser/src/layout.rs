@@ -424,7 +424,78 @@ impl Resolver<'_> {
         None
     }
 
+    /// The reference compiles a level into one JavaScript function that declares variables
+    /// named after the path of each object and variable field, dots made `_`
+    /// (`offset_result_o_b` for `o.b` and for `o_b`): two such paths that meet, with a variable
+    /// kind in common, make it refuse the definition. A warning at the later of them. The paths
+    /// are spelled out, so hostile text (a long object name over many lines) is checked only up
+    /// to [`JS_PATH_BUDGET`] bytes of paths per level.
+    fn js_variable_clashes(&mut self, nodes: &[Node]) {
+        /// Each line with its path and which of the variables `tmpelem_`, `offset_`, `count_`
+        /// and `tmpoffset_` it declares (bits 0 to 3); false when the budget ran out.
+        fn walk<'n>(
+            nodes: &'n [Node],
+            prefix: &str,
+            budget: &mut usize,
+            out: &mut Vec<(&'n Node, String, u8)>,
+        ) -> bool {
+            for n in nodes {
+                let NodeKind::Field { ty, .. } = n.kind else {
+                    continue;
+                };
+                let vars = match ty {
+                    FieldType::Scalar(_) => continue,
+                    FieldType::Object => 1,
+                    FieldType::Array => 1 | 2 | 4 | 8,
+                    FieldType::ArrayOf(_) => 2 | 4 | 8,
+                    FieldType::String => 2,
+                    FieldType::Bytes => 2 | 4,
+                };
+                let len = prefix.len() + n.name.text.len();
+                let Some(left) = budget.checked_sub(len) else {
+                    return false;
+                };
+                *budget = left;
+                let path = format!("{prefix}{}", n.name.text);
+                if ty == FieldType::Object && !walk(&n.children, &format!("{path}."), budget, out) {
+                    return false;
+                }
+                out.push((n, path, vars));
+            }
+            true
+        }
+        let mut found = Vec::new();
+        let mut budget = JS_PATH_BUDGET;
+        if !walk(nodes, "", &mut budget, &mut found) {
+            return;
+        }
+        // For each variable name, the first path that declared each kind of variable with it.
+        let mut first: HashMap<String, [Option<String>; 4]> = HashMap::new();
+        for (n, path, vars) in found {
+            let key = path.replace('.', "_");
+            let kinds = first.entry(key.clone()).or_default();
+            let other = (0..4)
+                .filter(|b| vars & (1 << b) != 0)
+                .find_map(|b| kinds[b].as_ref().filter(|p| **p != path).cloned());
+            for (b, kind) in kinds.iter_mut().enumerate() {
+                if vars & (1 << b) != 0 && kind.is_none() {
+                    *kind = Some(path.clone());
+                }
+            }
+            if let Some(other) = other {
+                self.diag(
+                    Severity::Warning,
+                    Code::JsVariableClash,
+                    n.name.span,
+                    format!("`{path}` and `{other}` are one variable (`{key}`) in the JavaScript the reference generates; it refuses the definition"),
+                    Some("names that stay apart when `.` is read as `_`".into()),
+                );
+            }
+        }
+    }
+
     fn level(&mut self, nodes: &[Node]) -> Level {
+        self.js_variable_clashes(nodes);
         let mut members = Vec::new();
         let mut slots = Vec::new();
         let mut node_slot = HashMap::new();
@@ -673,6 +744,10 @@ impl Resolver<'_> {
         }
     }
 }
+
+/// Bytes of object and field paths per level checked for [`Code::JsVariableClash`] (hostile
+/// text beyond it is not checked; real definitions use a few hundred).
+const JS_PATH_BUDGET: usize = 1 << 20;
 
 /// One open list of the wire-order walk: its number, its lines with their places, and the place
 /// of the last interleaved array seen in it.

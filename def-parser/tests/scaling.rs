@@ -153,3 +153,15 @@ fn lines_that_make_the_reference_s_pattern_backtrack() {
         );
     }
 }
+
+#[test]
+fn one_object_with_variable_fields_declared_many_times() {
+    // Every declaration repeats the paths `o` and `o.s`: the check for paths that meet in the
+    // reference's JavaScript keeps one entry per path, not one per declaration.
+    scaling::assert_linear(
+        "objects declared again",
+        2_000,
+        |n| "object o\n- string s\n- object p\n-- bytes b\n".repeat(n),
+        |t: &String| compile(t),
+    );
+}
