@@ -108,10 +108,15 @@ enum Holds {
 /// JavaScript identifier makes it fail to load the definition (`a-b`, `1a`), throw on every packet
 /// (`a.b`) or lose the value (`__proto__`). A warning in compatible mode (we read such fields as
 /// written), an error in strict mode. JavaScript's identifier characters are approximated by
-/// Unicode's Alphabetic and Numeric properties (std has no ID_Start table).
+/// Unicode's Alphabetic and Numeric properties and the common combining accents (std has no
+/// ID_Start table).
 fn name_check(cx: &mut Ctx, name: &str, span: Span) {
     let start = |c: char| c == '$' || c == '_' || c.is_alphabetic();
-    let rest = |c: char| start(c) || c.is_alphanumeric() || matches!(c, '\u{200c}' | '\u{200d}');
+    let rest = |c: char| {
+        start(c)
+            || c.is_alphanumeric()
+            || matches!(c, '\u{300}'..='\u{36f}' | '\u{200c}' | '\u{200d}')
+    };
     let mut chars = name.chars();
     let identifier = chars.next().is_some_and(start) && chars.all(rest);
     let why = if name == "__proto__" {

@@ -1312,6 +1312,14 @@ const ROWS: &[Row] = &[
         strict: &[],
         differs: None,
     },
+    Row {
+        id: "name_combining_accent",
+        text: "int32 cafe\u{301}\n",
+        reference: Reads(&["int32 cafe\u{301}"]),
+        compatible: &[],
+        strict: &[],
+        differs: None,
+    },
 ];
 
 fn diagnostics(text: &str, mode: Mode) -> (Option<def_parser::Layout>, Vec<D>) {
