@@ -1320,6 +1320,37 @@ const ROWS: &[Row] = &[
         strict: &[],
         differs: None,
     },
+    Row {
+        id: "interleaved_with_count_and_malformed_between",
+        text: "array[interleaved] a\n- int32 x\ncount b\nnot a field line\narray[interleaved] b\n- int16 z\n",
+        reference: Reads(&[
+            "meta array a",
+            "meta array b",
+            "array[interleaved] a",
+            "  int32 x",
+            "array[interleaved] b",
+            "  int16 z",
+        ]),
+        compatible: &[W(LegacyLine, 3), W(MalformedLine, 4)],
+        strict: &[E(LegacyLine, 3), E(MalformedLine, 4)],
+        differs: None,
+    },
+    Row {
+        id: "interleaved_with_object_between",
+        text: "array[interleaved] a\n- int32 x\nobject o\n- int32 y\narray[interleaved] b\n- int16 z\n",
+        reference: Refuses("Interleaved arrays must be consecutive fields!"),
+        compatible: &[W(InterleavedApart, 5)],
+        strict: &[E(InterleavedApart, 5)],
+        differs: None,
+    },
+    Row {
+        id: "interleaved_with_empty_object_between",
+        text: "array[interleaved] a\n- int32 x\nobject o\narray[interleaved] b\n- int16 z\n",
+        reference: Refuses("Interleaved arrays must be consecutive fields!"),
+        compatible: &[W(InterleavedApart, 4)],
+        strict: &[E(InterleavedApart, 4)],
+        differs: None,
+    },
 ];
 
 fn diagnostics(text: &str, mode: Mode) -> (Option<def_parser::Layout>, Vec<D>) {

@@ -43,6 +43,12 @@ const WRITTEN: &[(&str, &str, &str)] = &[
         "2800000002000c0002001c000c0014000100000014000000020000001c0022000300220000000400",
     ),
     (
+        // A dropped `count` line and a skipped line leave the arrays neighbours.
+        "array[interleaved] a\n- int32 x\ncount b\nnot a field line\narray[interleaved] b\n- int16 z\n",
+        r#"{"a":[{"x":1},{"x":2}],"b":[{"z":3},{"z":4}]}"#,
+        "2800000002000c00020014000c001a00010000001400220003001a00000002000000220000000400",
+    ),
+    (
         "array[interleaved] a\n- int32 x\nint16 y\n",
         r#"{"a":[{"x":1},{"x":2}],"y":5}"#,
         "1a00000002000800080010000100000010000000020000000500",
