@@ -98,27 +98,36 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
     if name.is_empty() || head.is_empty() {
         return None;
     }
-    let h: Vec<(usize, char)> = head.char_indices().collect();
+    // Positions are character indices; the tables hold them as u32 (a head of 4 G characters
+    // or more is not split: it cannot be a field line anyone wrote).
+    let h: Vec<char> = head.chars().collect();
     let n = h.len();
-    let byte = |i: usize| h.get(i).map_or(head.len(), |&(b, _)| b);
-    let ch = |i: usize| h[i].1;
-    let ws = |i: usize| is_space(h[i].1);
+    let top = u32::try_from(n).ok()?;
+    let byte = |i: usize| head.char_indices().nth(i).map_or(head.len(), |(b, _)| b);
+    let ch = |i: usize| h[i];
+    let ws = |i: usize| is_space(h[i]);
 
-    // next_ws[i]: first white space at or after i (n if none); next_solid[i]: first non-space.
-    let mut next_ws = vec![n; n + 1];
-    let mut next_solid = vec![n; n + 1];
+    // next_ws(i): first white space at or after i (n if none); next_solid(i): first non-space.
+    let mut next_ws_at = vec![top; n + 1];
+    let mut next_solid_at = vec![top; n + 1];
     for i in (0..n).rev() {
-        next_ws[i] = if ws(i) { i } else { next_ws[i + 1] };
-        next_solid[i] = if ws(i) { next_solid[i + 1] } else { i };
+        next_ws_at[i] = if ws(i) { i as u32 } else { next_ws_at[i + 1] };
+        next_solid_at[i] = if ws(i) {
+            next_solid_at[i + 1]
+        } else {
+            i as u32
+        };
     }
+    let next_ws = |i: usize| next_ws_at[i] as usize;
+    let next_solid = |i: usize| next_solid_at[i] as usize;
     // The closing bracket of a group that runs to the end of the head is its last character;
     // `\s*\S+\s*` between the brackets is one word with optional white space around it.
     let last_solid_before_end = (0..n.saturating_sub(1)).rev().find(|&i| !ws(i));
     let inner_is_one_word = |from: usize| -> bool {
         // h[from .. n-1] is `\s*\S+\s*`
-        let s = next_solid[from];
+        let s = next_solid(from);
         match last_solid_before_end {
-            Some(e) => s <= e && s < n - 1 && next_ws[s] > e,
+            Some(e) => s <= e && s < n - 1 && next_ws(s) > e,
             None => false,
         }
     };
@@ -128,10 +137,15 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
         .collect();
     // A `>` that may close a subtype: what follows it is flags to the end, or nothing.
     let closes = |k: usize| ch(k) == '>' && (k + 1 == n || flags_to_end[k + 1]);
-    let mut next_close = vec![n; n + 1];
+    let mut next_close_at = vec![top; n + 1];
     for k in (0..n).rev() {
-        next_close[k] = if closes(k) { k } else { next_close[k + 1] };
+        next_close_at[k] = if closes(k) {
+            k as u32
+        } else {
+            next_close_at[k + 1]
+        };
     }
+    let next_close = |i: usize| next_close_at[i] as usize;
     // The ways a subtype group starting at i can close, in the pattern's order of preference:
     // after the whole word and the white space that follows it, else at the last `>` inside
     // the word that works.
@@ -139,18 +153,18 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
         if i + 1 >= n || ch(i) != '<' {
             return None;
         }
-        let s = next_solid[i + 1];
+        let s = next_solid(i + 1);
         if s >= n {
             return None;
         }
-        let r = next_ws[s];
+        let r = next_ws(s);
         if r < n {
-            let g = next_solid[r];
+            let g = next_solid(r);
             if g < n && closes(g) {
                 return Some(g + 1);
             }
         }
-        if next_close[s + 1] < r {
+        if next_close(s + 1) < r {
             return (s + 1..r).rev().find(|&k| closes(k)).map(|k| k + 1);
         }
         None
@@ -160,26 +174,25 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
         if i + 1 >= n || ch(i) != '<' {
             return false;
         }
-        let s = next_solid[i + 1];
+        let s = next_solid(i + 1);
         if s >= n {
             return false;
         }
-        let r = next_ws[s];
-        (r < n && next_solid[r] < n && closes(next_solid[r])) || next_close[s + 1] < r
+        let r = next_ws(s);
+        (r < n && next_solid(r) < n && closes(next_solid(r))) || next_close(s + 1) < r
     };
     let rest_ok: Vec<bool> = (0..=n)
         .map(|i| i == n || flags_to_end[i] || has_subtype_end(i))
         .collect();
-    let mut next_rest_ok = vec![n; n + 1];
-    for i in (0..=n).rev() {
-        next_rest_ok[i] = if rest_ok[i] {
-            i
-        } else if i < n {
-            next_rest_ok[i + 1]
+    let mut next_rest_ok_at = vec![top; n + 1];
+    for i in (0..n).rev() {
+        next_rest_ok_at[i] = if rest_ok[i] {
+            i as u32
         } else {
-            n
+            next_rest_ok_at[i + 1]
         };
     }
+    let next_rest_ok = |i: usize| next_rest_ok_at[i] as usize;
 
     // The dashes take as much as they can; when nothing fits after them they give back, and the
     // type may then start at one of their `-`.
@@ -196,11 +209,11 @@ pub(crate) fn split(line: &str) -> Option<Line<'_>> {
         .chain((0..max_dashes).rev().filter(|&q| ch(q) == '-'));
     for p in starts {
         // The type is the shortest word from p after which the rest fits.
-        let e = next_rest_ok[p + 1];
-        if e > next_ws[p] || e > n || !rest_ok[e] {
+        let e = next_rest_ok(p + 1);
+        if e > next_ws(p) || e > n || !rest_ok[e] {
             continue;
         }
-        let depth = h[..p].iter().filter(|&&(_, c)| c == '-').count();
+        let depth = h[..p].iter().filter(|&&c| c == '-').count();
         let (subtype, flags_from) = match if e < n { subtype_end(e) } else { None } {
             Some(j) => (Some(&head[byte(e)..byte(j)]), j),
             None => (None, e),

@@ -386,16 +386,23 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     let inner = group[1..group.len() - 1].trim_matches(is_space);
                     let sub_span = Span::new(at(inner), at(inner) + inner.len());
                     if group[1..group.len() - 1].contains(['<', '>']) {
+                        let read = if sub.is_empty() {
+                            "no subtype".to_string()
+                        } else {
+                            format!("`<{sub}>`")
+                        };
                         cx.warn(
                             Code::StrayBracket,
                             sub_span,
                             format!(
-                                "`{group}` is read as `<{sub}>`: every `<` and `>` in it is dropped"
+                                "`{group}` is read as {read}: every `<` and `>` in it is dropped"
                             ),
                             Some(&format!("`<{sub}>`")),
                         );
                     }
-                    if ty == FieldType::Array {
+                    if sub.is_empty() {
+                        // Nothing left: the reference keeps no subtype (`array<<>>` is `array`).
+                    } else if ty == FieldType::Array {
                         let elem = if sub == "string" {
                             Some(ElemType::String)
                         } else {

@@ -1351,6 +1351,22 @@ const ROWS: &[Row] = &[
         strict: &[E(InterleavedApart, 4)],
         differs: None,
     },
+    Row {
+        id: "array_subtype_of_brackets_only",
+        text: "array<<>> a\n- int32 x\n",
+        reference: Reads(&["meta array a", "array a", "  int32 x"]),
+        compatible: &[W(StrayBracket, 1)],
+        strict: &[E(StrayBracket, 1)],
+        differs: None,
+    },
+    Row {
+        id: "array_subtype_of_spaces_and_brackets",
+        text: "array< <> > a\n- int32 x\n",
+        reference: Reads(&["meta array a", "array a", "  int32 x"]),
+        compatible: &[W(StrayBracket, 1)],
+        strict: &[E(StrayBracket, 1)],
+        differs: None,
+    },
 ];
 
 fn diagnostics(text: &str, mode: Mode) -> (Option<def_parser::Layout>, Vec<D>) {
