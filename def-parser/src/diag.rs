@@ -100,6 +100,24 @@ pub enum Code {
     TooDeep,
     /// A carriage return not followed by a line feed (an error in every mode).
     BareCr,
+    /// Lines nested under `array<T>`, which the reference keeps but never reads.
+    ChildrenIgnored,
+    /// A `<` or `>` inside a subtype, or a `[` or `]` inside a flag, which the reference drops
+    /// (`array<<int32>>` is `array<int32>`).
+    StrayBracket,
+    /// A field name that is no JavaScript identifier: the reference fails on it.
+    NameNotIdentifier,
+    /// A `ref` line inside an `object`: the reference refuses the definition.
+    RefInObject,
+    /// `[interleaved]` arrays that are not consecutive fields of one level or object: the
+    /// reference refuses the definition.
+    InterleavedApart,
+    /// An interleaved `array<string>`: the reference cannot write it and refuses the definition.
+    InterleavedStrings,
+    /// Two fields or objects of one level whose paths differ only by `.` against `_` (`o.b` and
+    /// `o_b`): the reference's generated JavaScript declares one variable twice and it refuses
+    /// the definition.
+    JsVariableClash,
 }
 
 /// One fault in a `.def` file.

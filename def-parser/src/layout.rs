@@ -247,7 +247,8 @@ impl Resolver<'_> {
     }
 
     fn decl(&self, n: &Node) -> Decl {
-        let body = self.text[n.span.start..n.span.end].trim_start_matches(['-', ' ', '\t']);
+        let body = self.text[n.span.start..n.span.end]
+            .trim_start_matches(|c| c == '-' || crate::line::is_space(c));
         let text = match &n.comment {
             Some(c) => format!("{body} # {c}"),
             None => body.to_string(),
@@ -423,7 +424,78 @@ impl Resolver<'_> {
         None
     }
 
+    /// The reference compiles a level into one JavaScript function that declares variables
+    /// named after the path of each object and variable field, dots made `_`
+    /// (`offset_result_o_b` for `o.b` and for `o_b`): two such paths that meet, with a variable
+    /// kind in common, make it refuse the definition. A warning at the later of them. The paths
+    /// are spelled out, so hostile text (a long object name over many lines) is checked only up
+    /// to [`JS_PATH_BUDGET`] bytes of paths per level.
+    fn js_variable_clashes(&mut self, nodes: &[Node]) {
+        /// Each line with its path and which of the variables `tmpelem_`, `offset_`, `count_`
+        /// and `tmpoffset_` it declares (bits 0 to 3); false when the budget ran out.
+        fn walk<'n>(
+            nodes: &'n [Node],
+            prefix: &str,
+            budget: &mut usize,
+            out: &mut Vec<(&'n Node, String, u8)>,
+        ) -> bool {
+            for n in nodes {
+                let NodeKind::Field { ty, .. } = n.kind else {
+                    continue;
+                };
+                let vars = match ty {
+                    FieldType::Scalar(_) => continue,
+                    FieldType::Object => 1,
+                    FieldType::Array => 1 | 2 | 4 | 8,
+                    FieldType::ArrayOf(_) => 2 | 4 | 8,
+                    FieldType::String => 2,
+                    FieldType::Bytes => 2 | 4,
+                };
+                let len = prefix.len() + n.name.text.len();
+                let Some(left) = budget.checked_sub(len) else {
+                    return false;
+                };
+                *budget = left;
+                let path = format!("{prefix}{}", n.name.text);
+                if ty == FieldType::Object && !walk(&n.children, &format!("{path}."), budget, out) {
+                    return false;
+                }
+                out.push((n, path, vars));
+            }
+            true
+        }
+        let mut found = Vec::new();
+        let mut budget = JS_PATH_BUDGET;
+        if !walk(nodes, "", &mut budget, &mut found) {
+            return;
+        }
+        // For each variable name, the first path that declared each kind of variable with it.
+        let mut first: HashMap<String, [Option<String>; 4]> = HashMap::new();
+        for (n, path, vars) in found {
+            let key = path.replace('.', "_");
+            let kinds = first.entry(key.clone()).or_default();
+            let other = (0..4)
+                .filter(|b| vars & (1 << b) != 0)
+                .find_map(|b| kinds[b].as_ref().filter(|p| **p != path).cloned());
+            for (b, kind) in kinds.iter_mut().enumerate() {
+                if vars & (1 << b) != 0 && kind.is_none() {
+                    *kind = Some(path.clone());
+                }
+            }
+            if let Some(other) = other {
+                self.diag(
+                    Severity::Warning,
+                    Code::JsVariableClash,
+                    n.name.span,
+                    format!("`{path}` and `{other}` are one variable (`{key}`) in the JavaScript the reference generates; it refuses the definition"),
+                    Some("names that stay apart when `.` is read as `_`".into()),
+                );
+            }
+        }
+    }
+
     fn level(&mut self, nodes: &[Node]) -> Level {
+        self.js_variable_clashes(nodes);
         let mut members = Vec::new();
         let mut slots = Vec::new();
         let mut node_slot = HashMap::new();
@@ -441,7 +513,15 @@ impl Resolver<'_> {
         // Wire order: a flat list of pieces, then grouped into steps.
         enum Piece {
             Fixed(Fixed),
-            Var { slot: usize, interleaved: bool },
+            /// `list` numbers the member list (level or one `object` line) the field stands in,
+            /// `index` its place there: interleaved arrays are written together only when they
+            /// are neighbours in one list, as the reference's writer does.
+            Var {
+                slot: usize,
+                interleaved: bool,
+                list: usize,
+                index: usize,
+            },
         }
         let mut pieces: Vec<Piece> = Vec::new();
         if !self.explicit {
@@ -476,19 +556,49 @@ impl Resolver<'_> {
         // Fields (and, in explicit mode, refs) in declaration order, objects inline.
         let mut placed: HashSet<usize> = HashSet::new();
         let mut written: HashSet<usize> = HashSet::new();
-        let mut stack: Vec<std::slice::Iter<Node>> = vec![nodes.iter()];
+        // Each open list: its number, its lines with their places, and the place of the last
+        // interleaved array seen in it.
+        let mut stack: Vec<ListWalk> = vec![(0, nodes.iter().enumerate(), None)];
+        let mut lists = 1;
         // The enclosing objects, each as the member list its dotted name leads to from the
         // level (`None` if it leads to no object): a ref inside them first tries the path
         // `object.names.ref`, read as one dotted path from the level, then its own text alone.
         let mut scope: Vec<Option<usize>> = Vec::new();
-        while let Some(top) = stack.last_mut() {
-            let Some(n) = top.next() else {
+        while let Some((list, lines, last_interleaved)) = stack.last_mut() {
+            let Some((index, n)) = lines.next() else {
                 stack.pop();
                 scope.pop();
                 continue;
             };
+            let list = *list;
+            if let NodeKind::Field {
+                ty: FieldType::Array | FieldType::ArrayOf(_),
+                interleaved: true,
+                ..
+            } = n.kind
+            {
+                if last_interleaved.is_some_and(|last| last + 1 != index) {
+                    self.diag(
+                        Severity::Warning,
+                        Code::InterleavedApart,
+                        n.name.span,
+                        format!("`[interleaved]` array `{}` does not follow the previous interleaved array of its level or object; the reference refuses the definition (\"Interleaved arrays must be consecutive fields!\")", n.name.text),
+                        Some("interleaved arrays as consecutive lines, with no other line between them".into()),
+                    );
+                }
+                *last_interleaved = Some(index);
+            }
             match n.kind {
                 NodeKind::Ref { .. } => {
+                    if !scope.is_empty() {
+                        self.diag(
+                            Severity::Warning,
+                            Code::RefInObject,
+                            n.span,
+                            format!("`ref {}` inside an object: the reference looks for refs among the lines of the level only and refuses the definition", n.name.text),
+                            Some("the ref line outside the object, naming the field by its path (`ref object.field`)".into()),
+                        );
+                    }
                     // A ref inside an object may name its field relative to the object.
                     let relative =
                         scope.last().copied().flatten().and_then(|list| {
@@ -525,7 +635,8 @@ impl Resolver<'_> {
                         };
                         scope
                             .push(outer.and_then(|l| names.object_path(&members, l, &n.name.text)));
-                        stack.push(n.children.iter());
+                        stack.push((lists, n.children.iter().enumerate(), None));
+                        lists += 1;
                         continue;
                     }
                     let Some(&slot) = node_slot.get(&(n as *const Node)) else {
@@ -545,8 +656,22 @@ impl Resolver<'_> {
                                     Some(format!("a line `ref {}` before it, at the same depth", n.name.text)),
                                 );
                             }
+                            if interleaved && ty == FieldType::ArrayOf(ElemType::String) {
+                                self.diag(
+                                    Severity::Warning,
+                                    Code::InterleavedStrings,
+                                    n.name.span,
+                                    format!("interleaved `array<string>` `{}`: the reference cannot write it and refuses the definition", n.name.text),
+                                    Some("`array<string>` without `[interleaved]`".into()),
+                                );
+                            }
                             written.insert(slot);
-                            pieces.push(Piece::Var { slot, interleaved });
+                            pieces.push(Piece::Var {
+                                slot,
+                                interleaved,
+                                list,
+                                index,
+                            });
                         }
                     }
                 }
@@ -575,18 +700,26 @@ impl Resolver<'_> {
                     fixed_size += run.size;
                     steps.push(Step::Fixed(run));
                 }
-                Piece::Var {
+                &Piece::Var {
                     slot,
                     interleaved: true,
+                    list,
+                    index,
                 } => {
-                    let mut group = vec![*slot];
+                    let mut group = vec![slot];
+                    let mut next = index + 1;
                     i += 1;
-                    while let Some(Piece::Var {
+                    while let Some(&Piece::Var {
                         slot,
                         interleaved: true,
+                        list: l,
+                        index: k,
                     }) = pieces.get(i)
+                        && l == list
+                        && k == next
                     {
-                        group.push(*slot);
+                        group.push(slot);
+                        next += 1;
                         i += 1;
                     }
                     offset = None;
@@ -611,6 +744,18 @@ impl Resolver<'_> {
         }
     }
 }
+
+/// Bytes of object and field paths per level checked for [`Code::JsVariableClash`] (hostile
+/// text beyond it is not checked; real definitions use a few hundred).
+const JS_PATH_BUDGET: usize = 1 << 20;
+
+/// One open list of the wire-order walk: its number, its lines with their places, and the place
+/// of the last interleaved array seen in it.
+type ListWalk<'n> = (
+    usize,
+    std::iter::Enumerate<std::slice::Iter<'n, Node>>,
+    Option<usize>,
+);
 
 /// The names of one level's member lists, for look-ups in constant time: the level itself is
 /// list [`Names::ROOT`], each object member gets a number of its own.

@@ -11,6 +11,7 @@
 
 pub mod ast;
 pub mod diag;
+mod line;
 pub mod parse;
 pub mod text;
 

@@ -1,22 +1,17 @@
 //! From `.def` text to the syntax tree ([`crate::ast`]), line by line.
 //!
-//! The line grammar (dashes, type, `<subtype>`, `[flags]`, name) is a small `nom` parser; the rest
-//! is the reference's line discipline: comments, trimming (a byte-order mark counts as white space),
-//! nesting by the number of dashes, legacy `count`/`offset` lines. Every line the reference would
+//! The line grammar (dashes, type, `<subtype>`, `[flags]`, name) is the reference's pattern
+//! (`line.rs`); the rest is its line discipline: comments, trimming (JavaScript's white
+//! space, byte-order mark included), nesting by the number of dashes, legacy `count`/`offset`
+//! lines. docs/grammar.md is the table of every shape and what each mode does with it. Every line the reference would
 //! skip or guess at yields a warning; in strict mode every warning is an error. All faults of a
 //! file are reported in one pass.
 
-use nom::{
-    IResult, Parser,
-    bytes::complete::{take_while, take_while1},
-    character::complete::char,
-    combinator::{eof, opt},
-    multi::many0_count,
-    sequence::{delimited, terminated},
-};
+use nom::{IResult, Parser, combinator::eof};
 
 use crate::ast::{DefFile, DefName, ElemType, FieldType, Name, Node, NodeKind, PatchRange, Scalar};
 use crate::diag::{Code, Diagnostic, LineIndex, Severity, Span};
+use crate::line::{self, is_space};
 
 /// How strictly to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,42 +93,47 @@ impl Ctx<'_> {
 /// deeper lines are errors ([`Code::TooDeep`]) and skipped.
 pub const MAX_NESTING: usize = 64;
 
-/// The pieces of one field line, as slices of the line.
-struct RawLine<'a> {
-    depth: usize,
-    ty: &'a str,
-    subtype: Option<&'a str>,
-    flags: Option<&'a str>,
-    name: &'a str,
+/// What the last line kept at a level does with lines nested under it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// A scalar, `string`, `bytes` or `ref`: a nested line is an error (the reference throws).
+    Nothing,
+    /// `array` or `object`: its fields.
+    Fields,
+    /// `array<T>`: the reference keeps nested lines but never reads them (a warning).
+    Ignored,
 }
 
-fn is_word(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-fn is_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
-}
-
-/// `(- *)* TYPE(<SUB>)?([FLAGS])? +NAME`
-fn raw_line(i: &str) -> IResult<&str, RawLine<'_>> {
-    let (i, depth) = many0_count(terminated(char('-'), take_while(is_space))).parse(i)?;
-    let (i, ty) = take_while1(is_word).parse(i)?;
-    let (i, subtype) = opt(delimited(char('<'), take_while1(is_word), char('>'))).parse(i)?;
-    let (i, flags) = opt(delimited(char('['), take_while(|c| c != ']'), char(']'))).parse(i)?;
-    let (i, _) = take_while1(is_space).parse(i)?;
-    let (i, name) = take_while1(|c: char| !is_space(c)).parse(i)?;
-    let (i, _) = eof.parse(i)?;
-    Ok((
-        i,
-        RawLine {
-            depth,
-            ty,
-            subtype,
-            flags,
-            name,
-        },
-    ))
+/// Field names become JavaScript in the reference (`result.NAME = ...`): a name that is no
+/// JavaScript identifier makes it fail to load the definition (`a-b`, `1a`), throw on every packet
+/// (`a.b`) or lose the value (`__proto__`). A warning in compatible mode (we read such fields as
+/// written), an error in strict mode. JavaScript's identifier characters are approximated by
+/// Unicode's Alphabetic and Numeric properties and the common combining accents (std has no
+/// ID_Start table).
+fn name_check(cx: &mut Ctx, name: &str, span: Span) {
+    let start = |c: char| c == '$' || c == '_' || c.is_alphabetic();
+    let rest = |c: char| {
+        start(c)
+            || c.is_alphanumeric()
+            || matches!(c, '\u{300}'..='\u{36f}' | '\u{200c}' | '\u{200d}')
+    };
+    let mut chars = name.chars();
+    let identifier = chars.next().is_some_and(start) && chars.all(rest);
+    let why = if name == "__proto__" {
+        "the reference sets the object's prototype instead, and the value is lost"
+    } else if identifier {
+        return;
+    } else if name.contains('.') {
+        "the reference reads it as a path through objects and fails on every packet"
+    } else {
+        "it is no JavaScript identifier, and the reference fails to load the definition"
+    };
+    cx.warn(
+        Code::NameNotIdentifier,
+        span,
+        format!("field name `{name}`: {why}"),
+        Some("letters, digits, `_` and `$`, not starting with a digit"),
+    );
 }
 
 /// `majorPatchVersion OP N (&& majorPatchVersion OP N)*`
@@ -190,8 +190,11 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
 
     // Flat pass: one entry per meaningful line, with its effective depth.
     let mut flat: Vec<(usize, Node)> = Vec::new();
-    // For each open level, whether the last node at that level may hold children.
-    let mut open: Vec<bool> = vec![false];
+    // For each open level, what the last node at that level does with nested lines.
+    let mut open: Vec<Holds> = vec![Holds::Nothing];
+    // For each open level, whether it lies under an `array<T>`: the reference never compiles
+    // those lines, so a type it does not know there is no error (their nesting still is).
+    let mut unread: Vec<bool> = vec![false];
     // For each depth, whether a node was kept at it (for the message of a misplaced nested line;
     // looking back through `flat` for one made a file of such lines quadratic).
     let mut kept_at: Vec<bool> = vec![false; MAX_NESTING + 1];
@@ -202,10 +205,7 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         let this_start = line_start;
         line_start += raw.len() + 1;
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        let (code, comment) = match raw.find('#') {
-            Some(i) => (&raw[..i], Some(&raw[i + 1..])),
-            None => (raw, None),
-        };
+        let (code, comment) = line::strip_comment(raw);
         let content = code.trim_matches(is_space);
         let comment_text = comment.map(|c| c.trim_matches(is_space));
         if content.is_empty() {
@@ -247,7 +247,7 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         let _ = lineno0;
         let cstart = this_start + offset_in(raw, content);
         let span = Span::new(cstart, cstart + content.len());
-        let Ok((_, l)) = raw_line(content) else {
+        let Some(l) = line::split(content) else {
             cx.warn(
                 Code::MalformedLine,
                 span,
@@ -258,14 +258,27 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
         };
         seen_field = true;
         let at = |s: &str| cstart + offset_in(content, s);
-        let ty_span = Span::new(at(l.ty), at(l.name).min(span.end));
-        let ty_span = Span::new(ty_span.start, {
-            // type, subtype and flags, without the white space before the name
-            let t = &text[ty_span.start..ty_span.end];
-            ty_span.start + t.trim_end_matches(is_space).len()
-        });
+        let ty_end = [Some(l.ty), l.subtype, l.flags]
+            .into_iter()
+            .flatten()
+            .map(|s| at(s) + s.len())
+            .max()
+            .unwrap_or(at(l.ty));
+        let ty_span = Span::new(at(l.ty), ty_end);
         let name_span = Span::new(at(l.name), at(l.name) + l.name.len());
         let (line, _) = cx.locate(cstart);
+
+        // The reference drops `count` lines before it looks at their dashes: they open and
+        // close no level.
+        if l.ty == "count" {
+            cx.warn(
+                Code::LegacyLine,
+                span,
+                "legacy `count` line; it is dropped (counts are implied)".into(),
+                None,
+            );
+            continue;
+        }
 
         // Nesting.
         let cur = open.len() - 1;
@@ -292,36 +305,38 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 );
                 continue;
             }
-            if !open[cur] {
-                let msg = if kept_at[cur] {
-                    "nested line under a field that is neither `array` nor `object`"
-                } else {
-                    "nested line without an `array` or `object` line above it"
-                };
-                cx.error(
-                    Code::ChildOfScalar,
+            match open[cur] {
+                Holds::Nothing => {
+                    let msg = if kept_at[cur] {
+                        "nested line under a field that is neither `array` nor `object`"
+                    } else {
+                        "nested line without an `array` or `object` line above it"
+                    };
+                    cx.error(
+                        Code::ChildOfScalar,
+                        span,
+                        msg.into(),
+                        Some(&format!("at most {cur} dash(es)")),
+                    );
+                    continue;
+                }
+                Holds::Ignored => cx.warn(
+                    Code::ChildrenIgnored,
                     span,
-                    msg.into(),
-                    Some(&format!("at most {cur} dash(es)")),
-                );
-                continue;
+                    "lines under `array<T>` are ignored (its elements are single values); the reference ignores them too".into(),
+                    Some("no nested lines under `array<T>`"),
+                ),
+                Holds::Fields => {}
             }
-            open.push(false);
+            unread.push(unread[cur] || open[cur] == Holds::Ignored);
+            open.push(Holds::Nothing);
         } else {
             open.truncate(depth + 1);
+            unread.truncate(depth + 1);
         }
+        let unread = unread[depth];
 
         let kind = match l.ty {
-            "count" => {
-                cx.warn(
-                    Code::LegacyLine,
-                    span,
-                    "legacy `count` line; it is dropped (counts are implied)".into(),
-                    None,
-                );
-                *open.last_mut().expect("level") = false;
-                continue;
-            }
             "ref" | "offset" => {
                 if l.subtype.is_some() || l.flags.is_some() {
                     cx.warn(
@@ -352,25 +367,53 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     _ => Scalar::from_keyword(t).map(FieldType::Scalar),
                 };
                 let Some(mut ty) = base else {
+                    if unread {
+                        *open.last_mut().expect("level") = Holds::Nothing;
+                        continue;
+                    }
                     cx.error(
                         Code::UnknownType,
                         Span::new(at(l.ty), at(l.ty) + l.ty.len()),
                         format!("unknown type `{t}`"),
                         Some(TYPE_NAMES),
                     );
-                    *open.last_mut().expect("level") = false;
+                    *open.last_mut().expect("level") = Holds::Nothing;
                     continue;
                 };
-                if let Some(sub) = l.subtype {
-                    let sub_span = Span::new(at(sub), at(sub) + sub.len());
-                    if ty == FieldType::Array {
+                if let Some(group) = l.subtype {
+                    let sub = line::subtype_value(group);
+                    // The word between the brackets (the whole group if it has none).
+                    let inner = group[1..group.len() - 1].trim_matches(is_space);
+                    let sub_span = Span::new(at(inner), at(inner) + inner.len());
+                    if group[1..group.len() - 1].contains(['<', '>']) {
+                        let read = if sub.is_empty() {
+                            "no subtype".to_string()
+                        } else {
+                            format!("`<{sub}>`")
+                        };
+                        cx.warn(
+                            Code::StrayBracket,
+                            sub_span,
+                            format!(
+                                "`{group}` is read as {read}: every `<` and `>` in it is dropped"
+                            ),
+                            Some(&format!("`<{sub}>`")),
+                        );
+                    }
+                    if sub.is_empty() {
+                        // Nothing left: the reference keeps no subtype (`array<<>>` is `array`).
+                    } else if ty == FieldType::Array {
                         let elem = if sub == "string" {
                             Some(ElemType::String)
                         } else {
-                            Scalar::from_keyword(sub).map(ElemType::Scalar)
+                            Scalar::from_keyword(&sub).map(ElemType::Scalar)
                         };
                         match elem {
                             Some(e) => ty = FieldType::ArrayOf(e),
+                            None if unread => {
+                                *open.last_mut().expect("level") = Holds::Nothing;
+                                continue;
+                            }
                             None => {
                                 cx.error(
                                     Code::UnknownType,
@@ -378,7 +421,7 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                                     format!("unknown element type `{sub}` in `array<{sub}>`"),
                                     Some("a fixed type or `string`"),
                                 );
-                                *open.last_mut().expect("level") = false;
+                                *open.last_mut().expect("level") = Holds::Nothing;
                                 continue;
                             }
                         }
@@ -392,14 +435,22 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                     }
                 }
                 let mut interleaved = false;
-                if let Some(flags) = l.flags {
-                    for flag in flags.split(',') {
-                        let f = flag.trim_matches(is_space);
-                        let fs = if f.is_empty() {
-                            Span::new(at(flags), at(flags) + flags.len())
+                if let Some(group) = l.flags {
+                    for (f, range) in line::flag_values(group) {
+                        let raw_flag = &group[range.clone()];
+                        let fs = if raw_flag.is_empty() {
+                            Span::new(at(group), at(group) + group.len())
                         } else {
-                            Span::new(at(f), at(f) + f.len())
+                            Span::new(at(group) + range.start, at(group) + range.end)
                         };
+                        if raw_flag.contains(['[', ']']) {
+                            cx.warn(
+                                Code::StrayBracket,
+                                fs,
+                                format!("flag `{raw_flag}` is read as `{f}`: every `[` and `]` in it is dropped"),
+                                Some(&format!("`{f}`")),
+                            );
+                        }
                         if f != "interleaved" {
                             cx.warn(
                                 Code::UnknownFlag,
@@ -419,6 +470,9 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                         }
                     }
                 }
+                if !unread {
+                    name_check(&mut cx, l.name, name_span);
+                }
                 NodeKind::Field {
                     ty,
                     ty_span,
@@ -426,8 +480,17 @@ pub fn parse(file_name: &str, text: &str, mode: Mode) -> Parsed {
                 }
             }
         };
-        let holds_children = matches!(kind, NodeKind::Field { ty, .. } if ty.has_children());
-        *open.last_mut().expect("level") = holds_children;
+        *open.last_mut().expect("level") = match kind {
+            NodeKind::Field {
+                ty: FieldType::Array | FieldType::Object,
+                ..
+            } => Holds::Fields,
+            NodeKind::Field {
+                ty: FieldType::ArrayOf(_),
+                ..
+            } => Holds::Ignored,
+            _ => Holds::Nothing,
+        };
         kept_at[depth] = true;
         flat.push((
             depth,
