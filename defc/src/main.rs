@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+mod codec;
+mod guess;
 mod tera;
 
 #[cfg(feature = "godot")]
@@ -106,6 +108,18 @@ enum Command {
         /// The JSON Lines file, or `-` for standard input.
         file: String,
     },
+    /// Name the message each opcode of a capture carries; prints a map (`NAME = OPCODE`).
+    Guess {
+        /// The definitions folder (every version of every message is tried).
+        #[arg(long)]
+        defs: PathBuf,
+        /// Also write, for every opcode, its ranked candidates and why, as JSON.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// The capture: one hex packet per line (header included) or JSON lines with `hex`;
+        /// `#` comments. `-` for standard input.
+        capture: String,
+    },
     /// Godot binary Variant tools.
     #[cfg(feature = "godot")]
     #[command(subcommand)]
@@ -143,6 +157,11 @@ fn main() -> ExitCode {
             json,
         } => tera::encode(&def, padding, opcode, fill_missing, &json),
         Command::Vectors { defs, file } => tera::vectors(&defs, &file),
+        Command::Guess {
+            defs,
+            report,
+            capture,
+        } => guess::run(&defs, &capture, report.as_deref()),
         Command::Gen {
             defs,
             map,
