@@ -162,7 +162,7 @@ const PADDING_PRIOR: f64 = 16.0;
 
 /// Bits of the Elias gamma code of `n + 1`: small numbers are short.
 fn gamma_bits(n: u64) -> f64 {
-    let b = 64 - (n + 1).leading_zeros();
+    let b = 64 - n.saturating_add(1).leading_zeros();
     (2 * b - 1) as f64
 }
 
