@@ -113,10 +113,27 @@ fn lines(ss: &[Span], len: usize) -> Vec<Line<'_>> {
     out
 }
 
+/// `s` with every control character (C0, DEL, C1: a packet's text could hold terminal escape
+/// sequences) and bidirectional override written as `\u{..}`.
+fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control()
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+        {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
     match s.kind {
         SpanKind::Value(_) | SpanKind::Text => {
-            lookup(decoded, &s.path).map_or(String::new(), |v| v.to_string())
+            lookup(decoded, &s.path).map_or(String::new(), |v| printable(&v.to_string()))
         }
         SpanKind::Bytes => String::new(),
         _ => {
