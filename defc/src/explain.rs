@@ -20,7 +20,7 @@ use crate::annotate::load;
 /// One row of a level's table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
-    /// `Some(offset)` from the level's body, or `Err(n)`: `n` bytes after variable data.
+    /// `Ok(offset)` from the level's body, or `Err(n)`: `n` bytes after variable data.
     pub offset: Result<usize, usize>,
     /// Bytes, `None` for variable data.
     pub size: Option<usize>,
@@ -275,10 +275,10 @@ pub fn svg(layout: &Layout) -> String {
             let w = width_of(r.size);
             if r.region == Region::Meta {
                 metas.push((&r.field, x + w / 2.0));
-            } else if r.size.is_none() {
-                if let Some((_, mx)) = metas.iter().find(|(f, _)| *f == r.field) {
-                    arcs.push((*mx, x + w / 2.0, y));
-                }
+            } else if let (None, Some((_, mx))) =
+                (r.size, metas.iter().find(|(f, _)| *f == r.field))
+            {
+                arcs.push((*mx, x + w / 2.0, y));
             }
             if let Ok(o) = r.offset {
                 let _ = writeln!(
@@ -383,11 +383,11 @@ pub fn run(def: &Path, svg_out: Option<&Path>) -> ExitCode {
         }
     };
     print!("{}", render(d.layout()));
-    if let Some(p) = svg_out {
-        if let Err(e) = std::fs::write(p, svg(d.layout())) {
-            eprintln!("error: {}: {e}", p.display());
-            return ExitCode::FAILURE;
-        }
+    if let Some(p) = svg_out
+        && let Err(e) = std::fs::write(p, svg(d.layout()))
+    {
+        eprintln!("error: {}: {e}", p.display());
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
