@@ -168,13 +168,13 @@ pub fn render(layout: &Layout) -> String {
         if t.name.is_empty() {
             let _ = writeln!(
                 s,
-                "packet: header (length, opcode: 4 bytes), [8 bytes of padding], then a body of {} fixed bytes",
+                "packet: header (length, opcode: 4 bytes; 8 more of padding on padded opcodes), then a body of {} fixed bytes; offsets from the body",
                 t.fixed_size
             );
         } else {
             let _ = writeln!(
                 s,
-                "element of {}: here (2), next (2), then a body of {} fixed bytes",
+                "element of {}: here (2), next (2), then a body of {} fixed bytes; offsets from the body",
                 t.name, t.fixed_size
             );
         }
