@@ -1,7 +1,8 @@
 //! `defc guess --defs DIR CAPTURE`: which message each opcode of a capture carries.
 //!
 //! A capture is a text file of packets, header included: one hex packet per line, or JSON lines
-//! with a `hex` field; blank lines and lines starting with `#` are skipped. Packets are grouped
+//! with a `hex` field and optionally `direction` (`"client"` or `"server"`: who sent it); blank
+//! lines and lines starting with `#` are skipped. Packets are grouped
 //! by opcode (identical packets count once). For each opcode, every definition of the folder,
 //! with and without the 8 bytes of padding, is tried on all its packets; a definition is a
 //! *candidate* when it decodes every packet exactly: strict checks (header length, `here`
@@ -31,7 +32,11 @@
 //! # Claims
 //!
 //! An opcode is *claimed* (written to the map) only when one message is left among its
-//! candidates: then it is certain, as the true message always decodes its own packets. A message
+//! candidates: then it is certain, as the true message always decodes its own packets (if its
+//! definition is in the folder). Two facts a maintainer has besides the packets narrow the race
+//! without removing any candidate from the report: the direction (when every packet of an opcode
+//! says it, messages named for the other side, `C_` for client and `S_` for server, cannot be
+//! claimed) and `--names MAP` (only messages that map names, say the previous patch's, can be). A message
 //! claimed for one opcode is taken out of the race for the others (a message has one opcode),
 //! which can leave one message for more opcodes; this repeats until nothing changes. Two opcodes
 //! left with the same single message both stay unclaimed. The ranking is not used to claim: on
@@ -103,8 +108,23 @@ fn load_defs(dir: &Path) -> Result<(Vec<Def>, usize), String> {
     Ok((defs, failed))
 }
 
-/// Reads a capture: `(line, packet)` for every packet line.
-pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>)>, String> {
+/// Which side sent a packet: the first letter of the names of its messages (`C_`, `S_`).
+fn direction(v: &Value, n: usize) -> Result<Option<char>, String> {
+    match v.get("direction") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(d)) => match d.to_ascii_lowercase().as_str() {
+            "c" | "c2s" | "client" => Ok(Some('C')),
+            "s" | "s2c" | "server" => Ok(Some('S')),
+            _ => Err(format!(
+                "line {n}: `direction` is {d:?}; expected \"client\" or \"server\""
+            )),
+        },
+        Some(d) => Err(format!("line {n}: `direction` is {d}, not a string")),
+    }
+}
+
+/// Reads a capture: `(line, packet, direction)` for every packet line.
+pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>, Option<char>)>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
@@ -112,15 +132,17 @@ pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>)>, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let hex: String = if line.starts_with('{') {
+        let (hex, dir): (String, _) = if line.starts_with('{') {
             let v: Value =
                 serde_json::from_str(line).map_err(|e| format!("line {n}: invalid JSON: {e}"))?;
-            v.get("hex")
+            let hex = v
+                .get("hex")
                 .and_then(Value::as_str)
                 .ok_or_else(|| format!("line {n}: no string `hex`"))?
-                .to_string()
+                .to_string();
+            (hex, direction(&v, n)?)
         } else {
-            line.chars().filter(|c| !c.is_whitespace()).collect()
+            (line.chars().filter(|c| !c.is_whitespace()).collect(), None)
         };
         let bytes = from_hex(&hex).ok_or_else(|| format!("line {n}: not a hex packet"))?;
         if bytes.len() < 4 {
@@ -129,7 +151,7 @@ pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>)>, String> {
                 bytes.len()
             ));
         }
-        out.push((n, bytes));
+        out.push((n, bytes, dir));
     }
     Ok(out)
 }
@@ -379,11 +401,13 @@ struct Outcome {
     packets: usize,
     lengths: (usize, usize),
     header_only: bool,
+    /// `Some('C')` or `Some('S')` when every packet says it came from the client or the server.
+    direction: Option<char>,
     /// Ranked, best first.
     candidates: Vec<Candidate>,
 }
 
-fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>]) -> Outcome {
+fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>], direction: Option<char>) -> Outcome {
     let min = packets.iter().map(Vec::len).min().unwrap_or(0);
     let max = packets.iter().map(Vec::len).max().unwrap_or(0);
     let header_only = max == 4;
@@ -428,15 +452,30 @@ fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>]) -> Outcome {
         packets: packets.len(),
         lengths: (min, max),
         header_only,
+        direction,
         candidates,
     }
 }
 
 /// The message an opcode would claim, leaving out names in `taken`: `Ok(name)`, or `Err(why)`.
+/// Why a candidate message may not be claimed whatever the packets say, if it may not.
+fn excluded(name: &str, o: &Outcome, known: Option<&BTreeSet<String>>) -> Option<&'static str> {
+    if let Some(d) = o.direction
+        && !name.starts_with(d)
+    {
+        return Some("sent the other way");
+    }
+    if known.is_some_and(|k| !k.contains(name)) {
+        return Some("not in --names");
+    }
+    None
+}
+
 fn choose<'d>(
     defs: &'d [Def],
     o: &Outcome,
     taken: &BTreeMap<&str, u16>,
+    known: Option<&BTreeSet<String>>,
 ) -> Result<&'d str, String> {
     if o.header_only {
         return Err("every packet is header-only: any definition without fields fits".into());
@@ -444,7 +483,7 @@ fn choose<'d>(
     let mut best: Vec<(&str, f64, usize)> = Vec::new();
     for c in &o.candidates {
         let name = defs[c.def].name.as_str();
-        if taken.get(name).is_some_and(|&op| op != o.opcode) {
+        if taken.get(name).is_some_and(|&op| op != o.opcode) || excluded(name, o, known).is_some() {
             continue;
         }
         if !best.iter().any(|b| b.0 == name) {
@@ -453,7 +492,10 @@ fn choose<'d>(
     }
     match best.as_slice() {
         [] if o.candidates.is_empty() => Err("no definition decodes every packet".into()),
-        [] => Err("every candidate message is claimed by another opcode".into()),
+        [] => Err(
+            "every candidate message is claimed by another opcode, sent the other way or not in --names"
+                .into(),
+        ),
         [(_, _, bad)] if *bad > 0 => Err("the only candidate decodes implausible values".into()),
         [(name, _, _)] => Ok(name),
         [(name, s1, _), (next, s2, _), ..] => Err(format!(
@@ -467,12 +509,13 @@ fn choose<'d>(
 fn claims<'d>(
     defs: &'d [Def],
     outcomes: &[Outcome],
+    known: Option<&BTreeSet<String>>,
 ) -> (BTreeMap<u16, &'d str>, BTreeMap<u16, String>) {
     let mut taken: BTreeMap<&str, u16> = BTreeMap::new();
     loop {
         let mut wanted: BTreeMap<&str, Vec<u16>> = BTreeMap::new();
         for o in outcomes {
-            if let Ok(name) = choose(defs, o, &taken) {
+            if let Ok(name) = choose(defs, o, &taken, known) {
                 wanted.entry(name).or_default().push(o.opcode);
             }
         }
@@ -490,7 +533,7 @@ fn claims<'d>(
     let mut why = BTreeMap::new();
     for o in outcomes {
         if !claimed.contains_key(&o.opcode) {
-            let reason = match choose(defs, o, &taken) {
+            let reason = match choose(defs, o, &taken, known) {
                 Ok(name) => format!("{name} is also the best candidate of another opcode"),
                 Err(e) => e,
             };
@@ -501,7 +544,25 @@ fn claims<'d>(
 }
 
 /// `defc guess --defs DIR [--report FILE] CAPTURE`.
-pub fn run(defs: &Path, capture: &str, report: Option<&Path>) -> ExitCode {
+/// The names of a map file (`NAME = OPCODE` lines, `#` comments).
+fn read_names(path: &Path) -> Result<BTreeSet<String>, String> {
+    let text = def_parser::text::read_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut names = BTreeSet::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (name, _) = line
+            .split_once('=')
+            .ok_or_else(|| format!("{}:{}: not a `NAME = OPCODE` line", path.display(), i + 1))?;
+        names.insert(name.trim().trim_start_matches('\u{feff}').to_string());
+    }
+    Ok(names)
+}
+
+/// `defc guess --defs DIR [--names MAP] [--report FILE] CAPTURE`.
+pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Path>) -> ExitCode {
     let start = std::time::Instant::now();
     let text = if capture == "-" {
         crate::tera::arg_or_stdin("-")
@@ -510,23 +571,34 @@ pub fn run(defs: &Path, capture: &str, report: Option<&Path>) -> ExitCode {
     };
     let result = text.and_then(|text| {
         let packets = read_capture(&text).map_err(|e| format!("{capture}: {e}"))?;
+        let known = names.map(read_names).transpose()?;
         let (defs, failed) = load_defs(defs)?;
         if failed > 0 {
             eprintln!("note: {failed} definitions could not be compiled and are not tried");
         }
         let mut by_opcode: BTreeMap<u16, Vec<Vec<u8>>> = BTreeMap::new();
-        let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        for (_, p) in packets.iter() {
-            if seen.insert(p.clone()) {
-                let op = def_runtime::tera::opcode(p).expect("4 bytes or more");
+        // Per opcode: the one direction all its packets give, else `None`.
+        let mut directions: BTreeMap<u16, Option<char>> = BTreeMap::new();
+        let mut seen: HashSet<&[u8]> = HashSet::new();
+        for (_, p, dir) in packets.iter() {
+            let op = def_runtime::tera::opcode(p).expect("4 bytes or more");
+            directions
+                .entry(op)
+                .and_modify(|d| {
+                    if *d != *dir {
+                        *d = None
+                    }
+                })
+                .or_insert(*dir);
+            if seen.insert(p) {
                 by_opcode.entry(op).or_default().push(p.clone());
             }
         }
         let outcomes: Vec<Outcome> = by_opcode
             .iter()
-            .map(|(op, ps)| try_opcode(&defs, *op, ps))
+            .map(|(op, ps)| try_opcode(&defs, *op, ps, directions[op]))
             .collect();
-        let (claimed, why) = claims(&defs, &outcomes);
+        let (claimed, why) = claims(&defs, &outcomes, known.as_ref());
         for (op, name) in &claimed {
             println!("{name} = {op}");
         }
@@ -542,7 +614,7 @@ pub fn run(defs: &Path, capture: &str, report: Option<&Path>) -> ExitCode {
             start.elapsed().as_secs_f64()
         );
         if let Some(path) = report {
-            let v = report_json(&defs, &outcomes, &claimed, &why);
+            let v = report_json(&defs, &outcomes, &claimed, &why, known.as_ref());
             let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
             std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
         }
@@ -562,6 +634,7 @@ fn report_json(
     outcomes: &[Outcome],
     claimed: &BTreeMap<u16, &str>,
     why: &BTreeMap<u16, String>,
+    known: Option<&BTreeSet<String>>,
 ) -> Value {
     let opcodes: Vec<Value> = outcomes
         .iter()
@@ -586,6 +659,7 @@ fn report_json(
                 "claim": claimed.get(&o.opcode),
                 "why": why.get(&o.opcode),
                 "packets": o.packets,
+                "direction": o.direction.map(|d| if d == 'C' { "client" } else { "server" }),
                 "lengths": [o.lengths.0, o.lengths.1],
                 "messages": names.len(),
                 "candidates": o.candidates.iter().map(|c| json!({
@@ -594,6 +668,7 @@ fn report_json(
                     "padding": c.padding,
                     "bits": c.evidence.bits.round(),
                     "why": c.evidence.why(),
+                    "excluded": excluded(&defs[c.def].name, o, known),
                 })).collect::<Vec<_>>(),
             })
         })

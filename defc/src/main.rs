@@ -157,11 +157,14 @@ enum Command {
         /// The definitions folder (every version of every message is tried).
         #[arg(long)]
         defs: PathBuf,
+        /// Claim only messages this map names (e.g. the previous patch's `protocol.N.map`).
+        #[arg(long)]
+        names: Option<PathBuf>,
         /// Also write, for every opcode, its ranked candidates and why, as JSON.
         #[arg(long)]
         report: Option<PathBuf>,
-        /// The capture: one hex packet per line (header included) or JSON lines with `hex`;
-        /// `#` comments. `-` for standard input.
+        /// The capture: one hex packet per line (header included) or JSON lines with `hex`
+        /// (and optionally `direction`: "client" or "server"); `#` comments. `-`: standard input.
         capture: String,
     },
     /// Godot binary Variant tools.
@@ -213,9 +216,10 @@ fn main() -> ExitCode {
         Command::Diff { def, padding, a, b } => diff::run(&def, padding, &a, &b),
         Command::Guess {
             defs,
+            names,
             report,
             capture,
-        } => guess::run(&defs, &capture, report.as_deref()),
+        } => guess::run(&defs, &capture, names.as_deref(), report.as_deref()),
         Command::Gen {
             defs,
             map,
