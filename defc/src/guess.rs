@@ -32,11 +32,12 @@
 //! # Claims
 //!
 //! An opcode is *claimed* (written to the map) only when one message is left among its
-//! candidates: then it is certain, as the true message always decodes its own packets (if its
-//! definition is in the folder). Two facts a maintainer has besides the packets narrow the race
+//! candidates that read no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite
+//! float: writers never put those there): then it is certain, as the true message always decodes
+//! its own packets (if its definition is in the folder). Two facts a maintainer has besides the packets narrow the race
 //! without removing any candidate from the report: the direction (when every packet of an opcode
-//! says it, messages named for the other side, `C_` for client and `S_` for server, cannot be
-//! claimed) and `--names MAP` (only messages that map names, say the previous patch's, can be). A message
+//! says it, messages named for the other side, `C_` for client and `S_` for server, also after a
+//! prefix such as `TTB_`, cannot be claimed) and `--names MAP` (only messages that map names, say the previous patch's, can be). A message
 //! claimed for one opcode is taken out of the race for the others (a message has one opcode),
 //! which can leave one message for more opcodes; this repeats until nothing changes. Two opcodes
 //! left with the same single message both stay unclaimed. The ranking is not used to claim: on
@@ -458,10 +459,20 @@ fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>], direction: Option<
 }
 
 /// The message an opcode would claim, leaving out names in `taken`: `Ok(name)`, or `Err(why)`.
+/// The side that sends a message, from its name: `C` (`C_X`, `TTB_C_X`) or `S` (`S_X`,
+/// `TTB_S_X`): the first or second part of the name; `None` for others (`I_X`).
+pub fn side(name: &str) -> Option<char> {
+    name.split('_').take(2).find_map(|p| match p {
+        "C" => Some('C'),
+        "S" => Some('S'),
+        _ => None,
+    })
+}
+
 /// Why a candidate message may not be claimed whatever the packets say, if it may not.
 fn excluded(name: &str, o: &Outcome, known: Option<&BTreeSet<String>>) -> Option<&'static str> {
-    if let Some(d) = o.direction
-        && !name.starts_with(d)
+    if let (Some(d), Some(s)) = (o.direction, side(name))
+        && d != s
     {
         return Some("sent the other way");
     }
@@ -480,25 +491,26 @@ fn choose<'d>(
     if o.header_only {
         return Err("every packet is header-only: any definition without fields fits".into());
     }
-    let mut best: Vec<(&str, f64, usize)> = Vec::new();
+    let mut best: Vec<(&str, f64)> = Vec::new();
     for c in &o.candidates {
         let name = defs[c.def].name.as_str();
-        if taken.get(name).is_some_and(|&op| op != o.opcode) || excluded(name, o, known).is_some() {
+        let other = taken.get(name).is_some_and(|&op| op != o.opcode);
+        if other || excluded(name, o, known).is_some() || c.evidence.bad() > 0 {
             continue;
         }
         if !best.iter().any(|b| b.0 == name) {
-            best.push((name, c.evidence.bits, c.evidence.bad()));
+            best.push((name, c.evidence.bits));
         }
     }
     match best.as_slice() {
         [] if o.candidates.is_empty() => Err("no definition decodes every packet".into()),
         [] => Err(
-            "every candidate message is claimed by another opcode, sent the other way or not in --names"
+            "every candidate message is claimed by another opcode, sent the other way, \
+                   not in --names or reads implausible values"
                 .into(),
         ),
-        [(_, _, bad)] if *bad > 0 => Err("the only candidate decodes implausible values".into()),
-        [(name, _, _)] => Ok(name),
-        [(name, s1, _), (next, s2, _), ..] => Err(format!(
+        [(name, _)] => Ok(name),
+        [(name, s1), (next, s2), ..] => Err(format!(
             "{} messages fit; best {name} ({s1:.0} bits), then {next} ({s2:.0} bits)",
             best.len()
         )),

@@ -146,17 +146,21 @@ fn guess_on_the_public_vectors() {
     for (name, forms) in &by_name {
         let Some(&op) = map.get(name) else { continue };
         let packets = forms.get(&true).or(forms.get(&false)).unwrap();
-        // A real capture knows which side sent each packet.
-        let dir = if name.starts_with("C_") {
-            "client"
+        // A real capture knows which side sent each packet: here, from the name (`C_`, `S_`,
+        // also after a prefix: `TTB_S_`); none for the others (`I_`).
+        let parts: Vec<&str> = name.split('_').take(2).collect();
+        let dir = if parts.contains(&"C") {
+            ",\"direction\":\"client\""
+        } else if parts.contains(&"S") {
+            ",\"direction\":\"server\""
         } else {
-            "server"
+            ""
         };
         for hex in packets {
             let [lo, hi] = op.to_le_bytes();
             let hex = format!("{}{lo:02x}{hi:02x}{}", &hex[..4], &hex[8..]);
             plain.push_str(&format!("{hex}\n"));
-            with_direction.push_str(&format!("{{\"hex\":\"{hex}\",\"direction\":\"{dir}\"}}\n"));
+            with_direction.push_str(&format!("{{\"hex\":\"{hex}\"{dir}}}\n"));
         }
         if packets.iter().all(|h| h.len() == 8) {
             header_only.insert(op);
