@@ -124,8 +124,16 @@ fn direction(v: &Value, n: usize) -> Result<Option<char>, String> {
     }
 }
 
-/// Reads a capture: `(line, packet, direction)` for every packet line.
-pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>, Option<char>)>, String> {
+/// One packet of a capture.
+pub struct Captured {
+    /// The packet, header included.
+    pub bytes: Vec<u8>,
+    /// `Some('C')` from the client, `Some('S')` from the server, `None` if the line does not say.
+    pub direction: Option<char>,
+}
+
+/// Reads a capture: every packet line, in order.
+pub fn read_capture(text: &str) -> Result<Vec<Captured>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
@@ -152,7 +160,10 @@ pub fn read_capture(text: &str) -> Result<Vec<(usize, Vec<u8>, Option<char>)>, S
                 bytes.len()
             ));
         }
-        out.push((n, bytes, dir));
+        out.push(Captured {
+            bytes,
+            direction: dir,
+        });
     }
     Ok(out)
 }
@@ -592,7 +603,11 @@ pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Pat
         // Per opcode: the one direction all its packets give, else `None`.
         let mut directions: BTreeMap<u16, Option<char>> = BTreeMap::new();
         let mut seen: HashSet<&[u8]> = HashSet::new();
-        for (_, p, dir) in packets.iter() {
+        for Captured {
+            bytes: p,
+            direction: dir,
+        } in packets.iter()
+        {
             let op = def_runtime::tera::opcode(p).expect("4 bytes or more");
             directions
                 .entry(op)
