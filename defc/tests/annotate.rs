@@ -7,6 +7,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "../../runtime/tests/support/mod.rs"]
+mod support;
+
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol-defs/data/definitions/S_EXAMPLE.1.def")
 }
@@ -166,17 +169,17 @@ fn annotate_control_characters_are_escaped() {
 
 #[test]
 fn annotate_golden_vectors() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    let Ok(text) = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl")) else {
-        eprintln!("skipped: no tera-vectors");
+    let (Some(vectors), Some(defs)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
         return;
     };
+    let text = std::fs::read_to_string(vectors).unwrap();
     // One vector out of every 400, all kinds of definitions.
     for line in text.lines().step_by(400) {
         let v: Value = serde_json::from_str(line).unwrap();
-        let def = shared
-            .join("tera-data/definitions")
-            .join(v["def"].as_str().unwrap());
+        let def = defs.join(v["def"].as_str().unwrap());
         let mut args = vec![
             "annotate",
             "--def",

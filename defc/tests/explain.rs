@@ -6,6 +6,9 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "../../runtime/tests/support/mod.rs"]
+mod support;
+
 fn defc(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_defc"))
         .args(args)
@@ -108,10 +111,13 @@ fn names_that_are_markup_stay_text() {
 /// where the vectors' packets end.
 #[test]
 fn fixed_tables_match_the_golden_lengths() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    let Ok(text) = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl")) else {
+    let (Some(vectors), Some(defs)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
         return;
     };
+    let text = std::fs::read_to_string(vectors).unwrap();
     let mut checked = 0;
     let mut last = String::new();
     for line in text.lines() {
@@ -124,7 +130,7 @@ fn fixed_tables_match_the_golden_lengths() {
         if checked >= 60 {
             break;
         }
-        let def = shared.join("tera-data/definitions").join(name);
+        let def = defs.join(name);
         let out = defc(&["explain", def.to_str().unwrap()]);
         let t = String::from_utf8(out.stdout).unwrap();
         if t.contains("var") || t.contains("element of") {

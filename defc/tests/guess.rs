@@ -9,9 +9,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
-}
+#[path = "../../runtime/tests/support/mod.rs"]
+mod support;
 
 fn read_map(path: &Path) -> BTreeMap<String, u16> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -25,9 +24,8 @@ fn read_map(path: &Path) -> BTreeMap<String, u16> {
 }
 
 /// The maps of tera-data, oldest first.
-fn maps() -> Vec<PathBuf> {
-    let dir = shared().join("tera-data/maps");
-    let mut maps: Vec<(u64, PathBuf)> = std::fs::read_dir(&dir)
+fn maps(dir: &Path) -> Vec<PathBuf> {
+    let mut maps: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| {
             let p = e.ok()?.path();
@@ -46,6 +44,7 @@ fn maps() -> Vec<PathBuf> {
 
 /// The three figures of one run: (claimed, right, eligible, true message missing).
 fn run_guess(
+    defs: &Path,
     label: &str,
     capture: &str,
     names: Option<&Path>,
@@ -60,7 +59,7 @@ fn run_guess(
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_defc"));
     cmd.arg("guess")
         .arg("--defs")
-        .arg(shared().join("tera-data/definitions"))
+        .arg(defs)
         .arg("--report")
         .arg(&report);
     if let Some(n) = names {
@@ -112,12 +111,14 @@ fn run_guess(
 
 #[test]
 fn guess_on_the_public_vectors() {
-    let vectors = shared().join("tera-vectors/public.jsonl");
-    if !vectors.exists() {
-        eprintln!("skipped: {} is not there", vectors.display());
+    let (Some(vectors), Some(defs), Some(maps_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+        support::tera_data("maps"),
+    ) else {
         return;
-    }
-    let maps = maps();
+    };
+    let maps = maps(&maps_dir);
     let map = read_map(maps.last().expect("a map"));
     // name -> padding -> packets
     let mut by_name: BTreeMap<String, BTreeMap<bool, Vec<String>>> = BTreeMap::new();
@@ -169,7 +170,7 @@ fn guess_on_the_public_vectors() {
     }
 
     let (claimed, right, eligible, missing) =
-        run_guess("plain", &plain, None, &truth, &header_only);
+        run_guess(&defs, "plain", &plain, None, &truth, &header_only);
     assert!(
         missing.is_empty(),
         "true message not a candidate: {missing:?}"
@@ -190,6 +191,7 @@ fn guess_on_the_public_vectors() {
     // map for the names (never its opcodes).
     let previous = &maps[maps.len().saturating_sub(2)];
     let (claimed2, right2, _, missing2) = run_guess(
+        &defs,
         "direction-names",
         &with_direction,
         Some(previous),
