@@ -1,4 +1,5 @@
-//! `defc annotate --def F.def HEX|-`: a packet as a hex dump, one line per byte range, labelled
+//! `defc annotate --def F.def HEX|-`: a packet as a hex dump, one line per byte range (16 bytes a
+//! line, a longer range going on over more lines), labelled
 //! with its field path (`items[2].name`), what the bytes are (a value's type, or metadata:
 //! `count`, `offset`, `here`, `next`, the header and padding) and the decoded value; bytes that
 //! no field reads are flagged `unread`. `--json` gives the ranges as JSON.
@@ -43,6 +44,13 @@ impl Color {
             }
         }
     }
+}
+
+/// Writes `text` to standard output. A closed pipe (`defc annotate ... | head`) ends the output
+/// quietly instead of panicking as `println!` does.
+pub fn print_out(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// Reads a hex packet argument (or `-`): whitespace is ignored.
@@ -191,16 +199,16 @@ pub fn run(
         };
         let mut out = String::new();
         for l in &ls {
-            let hex: Vec<String> = bytes[l.start..l.end]
-                .iter()
-                .map(|b| format!("{b:02x}"))
+            // 16 bytes a line; a longer range goes on over more lines, labelled on the first.
+            let rows: Vec<String> = bytes[l.start..l.end]
+                .chunks(16)
+                .map(|c| {
+                    c.iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
                 .collect();
-            let hex = hex.join(" ");
-            let hex = if hex.len() > 47 {
-                format!("{}…", &hex[..47])
-            } else {
-                hex
-            };
             let (label, code) = match l.span {
                 Some(s) => {
                     let what = if s.kind.is_meta() {
@@ -219,18 +227,21 @@ pub fn run(
                 None => ("(unread: no field reads these bytes)".to_string(), "31"),
             };
             out.push_str(&format!(
-                "{:04x}..{:04x}  {:<48}  {}\n",
+                "{:04x}..{:04x}  {:<47}  {}\n",
                 l.start,
                 l.end,
-                hex,
+                rows[0],
                 paint(code, label)
             ));
+            for (i, row) in rows.iter().enumerate().skip(1) {
+                out.push_str(&format!("{:04x}        {row}\n", l.start + 16 * i));
+            }
         }
         Ok(out.trim_end().to_string())
     };
     match go() {
         Ok(s) => {
-            println!("{s}");
+            print_out(&format!("{s}\n"));
             ExitCode::SUCCESS
         }
         Err(e) => {

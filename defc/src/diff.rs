@@ -94,13 +94,15 @@ pub fn run(def: &Path, padding: bool, a: &str, b: &str) -> ExitCode {
     };
     match go() {
         Ok(changes) => {
+            let mut text = String::new();
             for c in &changes {
-                match c {
-                    Change::Changed(p, x, y) => println!("~ {p}: {x} -> {y}"),
-                    Change::Added(p, v) => println!("+ {p}: {v}"),
-                    Change::Removed(p, v) => println!("- {p}: {v}"),
-                }
+                text.push_str(&match c {
+                    Change::Changed(p, x, y) => format!("~ {p}: {x} -> {y}\n"),
+                    Change::Added(p, v) => format!("+ {p}: {v}\n"),
+                    Change::Removed(p, v) => format!("- {p}: {v}\n"),
+                });
             }
+            crate::annotate::print_out(&text);
             if changes.is_empty() {
                 ExitCode::SUCCESS
             } else {

@@ -382,7 +382,7 @@ pub fn run(def: &Path, svg_out: Option<&Path>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    print!("{}", render(d.layout()));
+    crate::annotate::print_out(&render(d.layout()));
     if let Some(p) = svg_out
         && let Err(e) = std::fs::write(p, svg(d.layout()))
     {

@@ -626,9 +626,11 @@ pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Pat
             .map(|(op, ps)| try_opcode(&defs, *op, ps, directions[op]))
             .collect();
         let (claimed, why) = claims(&defs, &outcomes, known.as_ref());
-        for (op, name) in &claimed {
-            println!("{name} = {op}");
-        }
+        let map: String = claimed
+            .iter()
+            .map(|(op, name)| format!("{name} = {op}\n"))
+            .collect();
+        crate::annotate::print_out(&map);
         let header_only = outcomes.iter().filter(|o| o.header_only).count();
         eprintln!(
             "{} packets, {} opcodes: {} claimed, {} header-only, {} ambiguous ({} definitions, {:.2} s)",

@@ -258,3 +258,21 @@ fn diff_reports_changes_and_added_elements() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("second packet"));
 }
+
+#[test]
+fn annotate_wraps_long_ranges_at_16_bytes() {
+    // "abcdefghij": 10 units and the terminator, 22 bytes from offset 14.
+    let hex = packet(1, "abcdefghij", &[], &[]);
+    let out = defc(&["annotate", "--def", example().to_str().unwrap(), &hex]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("000e..0024"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        lines[at].starts_with("000e..0024  61 00 62 00 63 00 64 00 65 00 66 00 67 00 68 00  name")
+    );
+    assert!(lines[at].ends_with("\"abcdefghij\""), "{}", lines[at]);
+    assert_eq!(lines[at + 1], "001e        69 00 6a 00 00 00");
+}
