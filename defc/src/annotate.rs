@@ -197,6 +197,18 @@ pub fn run(
                 text
             }
         };
+        // Columns as wide as their widest entry (the hex at most 16 bytes: 47 characters).
+        let hex_width = ls
+            .iter()
+            .map(|l| 3 * (l.end - l.start).min(16))
+            .max()
+            .unwrap_or(2)
+            - 1;
+        let path_width = ls
+            .iter()
+            .filter_map(|l| l.span.map(|s| s.path.chars().count()))
+            .max()
+            .unwrap_or(0);
         let mut out = String::new();
         for l in &ls {
             // 16 bytes a line; a longer range goes on over more lines, labelled on the first.
@@ -222,16 +234,16 @@ pub fn run(
                         SpanKind::Text => "33",
                         _ => "32",
                     };
-                    (format!("{:<28} {:<10} {v}", s.path, what), code)
+                    (format!("{:<path_width$}  {what:<10} {v}", s.path), code)
                 }
                 None => ("(unread: no field reads these bytes)".to_string(), "31"),
             };
             out.push_str(&format!(
-                "{:04x}..{:04x}  {:<47}  {}\n",
+                "{:04x}..{:04x}  {:<hex_width$}  {}\n",
                 l.start,
                 l.end,
                 rows[0],
-                paint(code, label)
+                paint(code, label.trim_end().to_string())
             ));
             for (i, row) in rows.iter().enumerate().skip(1) {
                 out.push_str(&format!("{:04x}        {row}\n", l.start + 16 * i));
