@@ -145,3 +145,52 @@ fn hand_made_packet() {
     assert!(spans(def.layout(), &bytes, Options::new().strict(true)).is_err());
     assert!(spans(def.layout(), &bytes[..3], Options::new()).is_err());
 }
+
+/// The walk accepts exactly what the dynamic codec accepts: every golden packet of a sample, with
+/// each byte in turn changed (and cut short at each length), strict and lenient.
+#[test]
+fn spans_and_the_codec_agree_on_damaged_packets() {
+    let (Some(vectors), Some(defs_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(vectors).unwrap();
+    let mut defs: HashMap<String, Definition> = HashMap::new();
+    let mut tried = 0;
+    for line in text.lines().step_by(40) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["def"].as_str().unwrap().to_string();
+        let def = defs.entry(name.clone()).or_insert_with(|| {
+            Definition::from_file(&defs_dir.join(&name), def_parser::Mode::Compatible).unwrap()
+        });
+        let bytes = from_hex(v["hex"].as_str().unwrap()).unwrap();
+        let padding = v["padding"].as_bool().unwrap();
+        let mut cases: Vec<Vec<u8>> = (0..bytes.len().min(96))
+            .map(|i| {
+                let mut b = bytes.clone();
+                b[i] = b[i].wrapping_add(0x41);
+                b
+            })
+            .collect();
+        cases.extend((0..bytes.len().min(96)).map(|n| bytes[..n].to_vec()));
+        for b in &cases {
+            for strict in [false, true] {
+                let opts = Options::new().padding(padding).strict(strict);
+                let codec = def.decode(b, opts);
+                let walk = spans(def.layout(), b, opts);
+                assert_eq!(
+                    walk.is_ok(),
+                    codec.is_ok(),
+                    "{name} strict={strict} {}: codec {:?}, spans {:?}",
+                    def_runtime::tera::json::to_hex(b),
+                    codec.err().map(|e| e.to_string()),
+                    walk.err().map(|e| e.to_string())
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 10_000, "{tried}");
+}
