@@ -6,6 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+mod annotate;
+mod codec;
+mod diff;
+mod explain;
+mod guess;
 mod tera;
 
 #[cfg(feature = "godot")]
@@ -106,6 +111,62 @@ enum Command {
         /// The JSON Lines file, or `-` for standard input.
         file: String,
     },
+    /// A packet as a hex dump, each byte range labelled with its field path.
+    Annotate {
+        /// The definition.
+        #[arg(long = "def")]
+        def: PathBuf,
+        /// Eight bytes of padding after the header.
+        #[arg(long)]
+        padding: bool,
+        /// Reject trailing bytes, wrong lengths and wrong `here` values.
+        #[arg(long)]
+        strict: bool,
+        /// The ranges as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Colour: on a terminal (auto), always or never.
+        #[arg(long, value_enum, default_value = "auto")]
+        color: annotate::Color,
+        /// The packet as hex, or `-` for standard input.
+        hex: String,
+    },
+    /// The layout of a definition as a table; `--svg FILE` draws it.
+    Explain {
+        /// The definition.
+        def: PathBuf,
+        /// Also write a picture of a packet's regions as SVG.
+        #[arg(long)]
+        svg: Option<PathBuf>,
+    },
+    /// Field-level differences of two packets of one message (exit 1 when they differ).
+    Diff {
+        /// The definition.
+        #[arg(long = "def")]
+        def: PathBuf,
+        /// Eight bytes of padding after the header.
+        #[arg(long)]
+        padding: bool,
+        /// The first packet as hex (`-`: standard input).
+        a: String,
+        /// The second packet as hex.
+        b: String,
+    },
+    /// Name the message each opcode of a capture carries; prints a map (`NAME = OPCODE`).
+    Guess {
+        /// The definitions folder (every version of every message is tried).
+        #[arg(long)]
+        defs: PathBuf,
+        /// Claim only messages this map names (e.g. the previous patch's `protocol.N.map`).
+        #[arg(long)]
+        names: Option<PathBuf>,
+        /// Also write, for every opcode, its ranked candidates and why, as JSON.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// The capture: one hex packet per line (header included) or JSON lines with `hex`
+        /// (and optionally `direction`: "client" or "server"); `#` comments. `-`: standard input.
+        capture: String,
+    },
     /// Godot binary Variant tools.
     #[cfg(feature = "godot")]
     #[command(subcommand)]
@@ -143,6 +204,22 @@ fn main() -> ExitCode {
             json,
         } => tera::encode(&def, padding, opcode, fill_missing, &json),
         Command::Vectors { defs, file } => tera::vectors(&defs, &file),
+        Command::Annotate {
+            def,
+            padding,
+            strict,
+            json,
+            color,
+            hex,
+        } => annotate::run(&def, padding, strict, json, color, &hex),
+        Command::Explain { def, svg } => explain::run(&def, svg.as_deref()),
+        Command::Diff { def, padding, a, b } => diff::run(&def, padding, &a, &b),
+        Command::Guess {
+            defs,
+            names,
+            report,
+            capture,
+        } => guess::run(&defs, &capture, names.as_deref(), report.as_deref()),
         Command::Gen {
             defs,
             map,

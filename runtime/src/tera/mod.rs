@@ -5,7 +5,8 @@
 //! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
-//! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON.
+//! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON;
+//! * `spans` (feature `dynamic`): the byte range of every field of a packet, for tools.
 
 pub mod error;
 pub mod framing;
@@ -19,6 +20,8 @@ pub mod json;
 
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
+#[cfg(feature = "dynamic")]
+pub mod spans;
 
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate, whole_opcode};

@@ -1,0 +1,196 @@
+//! `tera::spans` over every golden vector: the reference writer reads each byte of its packets
+//! once, so the spans cover every byte exactly once; every value and string span names a path
+//! of the vector's golden object, and a string span's bytes are that string in UTF-16LE with its
+//! terminator. A hand-made packet checks the labels and kinds one by one.
+
+#![cfg(feature = "dynamic")]
+
+mod support;
+
+use std::collections::HashMap;
+
+use def_runtime::tera::Options;
+use def_runtime::tera::dynamic::Definition;
+use def_runtime::tera::json::from_hex;
+use def_runtime::tera::spans::{SpanKind, spans};
+use serde_json::Value;
+
+fn lookup<'v>(root: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut v = root;
+    for part in path.split('.') {
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        v = v.get(name)?;
+        while let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            v = v.get(r[..end].parse::<usize>().ok()?)?;
+            rest = &r[end + 1..];
+        }
+    }
+    Some(v)
+}
+
+#[test]
+fn spans_cover_every_golden_packet_once() {
+    let (Some(vectors), Some(defs_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(vectors).unwrap();
+    let mut defs: HashMap<String, Definition> = HashMap::new();
+    let mut checked = 0;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["def"].as_str().unwrap().to_string();
+        let def = defs.entry(name.clone()).or_insert_with(|| {
+            Definition::from_file(&defs_dir.join(&name), def_parser::Mode::Compatible).unwrap()
+        });
+        let opts = Options::new()
+            .padding(v["padding"].as_bool().unwrap())
+            .strict(true);
+        let bytes = from_hex(v["hex"].as_str().unwrap()).unwrap();
+        let ss = spans(def.layout(), &bytes, opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut seen = vec![0u8; bytes.len()];
+        for s in &ss {
+            for b in &mut seen[s.start..s.end] {
+                *b += 1;
+            }
+            match s.kind {
+                SpanKind::Value(_) | SpanKind::Text | SpanKind::Bytes => {
+                    let want = lookup(&v["object"], &s.path)
+                        .unwrap_or_else(|| panic!("{name}: no `{}` in the object", s.path));
+                    if s.kind == SpanKind::Text {
+                        let mut units: Vec<u8> = want
+                            .as_str()
+                            .unwrap()
+                            .encode_utf16()
+                            .flat_map(u16::to_le_bytes)
+                            .collect();
+                        units.extend([0, 0]);
+                        assert_eq!(&bytes[s.start..s.end], &units[..], "{name} {}", s.path);
+                    }
+                    if s.kind == SpanKind::Bytes {
+                        assert_eq!(
+                            want.as_str().unwrap(),
+                            def_runtime::tera::json::to_hex(&bytes[s.start..s.end])
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            seen.iter().all(|&n| n == 1),
+            "{name}: bytes covered {:?} times",
+            seen
+        );
+        checked += 1;
+    }
+    assert!(checked > 16_000, "{checked} vectors");
+}
+
+#[test]
+fn hand_made_packet() {
+    let def = Definition::from_text(
+        "S_HAND.1.def",
+        "int32 level\nstring name\narray items\n- uint16 id\n",
+        def_parser::Mode::Compatible,
+    )
+    .unwrap();
+    // Header (len 27, opcode 7); body: name offset, items count/offset, level; "A" + 0; two
+    // bytes nothing reads; one element at 20: here 20, next 0, id 0x0102; one trailing byte.
+    let bytes = [
+        27, 0, 7, 0, // header
+        14, 0, // name offset (14)
+        1, 0, 20, 0, // items: count 1, offset 20
+        5, 0, 0, 0, // level
+        b'A', 0, 0, 0, // "A"
+        0xee, 0xee, // not read
+        20, 0, 0, 0, 2, 1,    // element: here 20, next 0, id
+        0xff, // not read
+    ];
+    let want = [
+        (0, 2, "header", SpanKind::Length),
+        (2, 4, "header", SpanKind::Opcode),
+        (4, 6, "name", SpanKind::Offset),
+        (6, 8, "items", SpanKind::Count),
+        (8, 10, "items", SpanKind::Offset),
+        (
+            10,
+            14,
+            "level",
+            SpanKind::Value(def_parser::ast::Scalar::Int32),
+        ),
+        (14, 18, "name", SpanKind::Text),
+        (20, 22, "items[0]", SpanKind::Here),
+        (22, 24, "items[0]", SpanKind::Next),
+        (
+            24,
+            26,
+            "items[0].id",
+            SpanKind::Value(def_parser::ast::Scalar::UInt16),
+        ),
+    ];
+    let ss = spans(def.layout(), &bytes, Options::new()).unwrap();
+    let got: Vec<_> = ss
+        .iter()
+        .map(|s| (s.start, s.end, s.path.as_str(), s.kind))
+        .collect();
+    assert_eq!(got, want);
+    // Strict: the last byte is read by nothing.
+    assert!(spans(def.layout(), &bytes, Options::new().strict(true)).is_err());
+    assert!(spans(def.layout(), &bytes[..3], Options::new()).is_err());
+}
+
+/// The walk accepts exactly what the dynamic codec accepts: every golden packet of a sample, with
+/// each byte in turn changed (and cut short at each length), strict and lenient.
+#[test]
+fn spans_and_the_codec_agree_on_damaged_packets() {
+    let (Some(vectors), Some(defs_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(vectors).unwrap();
+    let mut defs: HashMap<String, Definition> = HashMap::new();
+    let mut tried = 0;
+    for line in text.lines().step_by(40) {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["def"].as_str().unwrap().to_string();
+        let def = defs.entry(name.clone()).or_insert_with(|| {
+            Definition::from_file(&defs_dir.join(&name), def_parser::Mode::Compatible).unwrap()
+        });
+        let bytes = from_hex(v["hex"].as_str().unwrap()).unwrap();
+        let padding = v["padding"].as_bool().unwrap();
+        let mut cases: Vec<Vec<u8>> = (0..bytes.len().min(96))
+            .map(|i| {
+                let mut b = bytes.clone();
+                b[i] = b[i].wrapping_add(0x41);
+                b
+            })
+            .collect();
+        cases.extend((0..bytes.len().min(96)).map(|n| bytes[..n].to_vec()));
+        for b in &cases {
+            for strict in [false, true] {
+                let opts = Options::new().padding(padding).strict(strict);
+                let codec = def.decode(b, opts);
+                let walk = spans(def.layout(), b, opts);
+                assert_eq!(
+                    walk.is_ok(),
+                    codec.is_ok(),
+                    "{name} strict={strict} {}: codec {:?}, spans {:?}",
+                    def_runtime::tera::json::to_hex(b),
+                    codec.err().map(|e| e.to_string()),
+                    walk.err().map(|e| e.to_string())
+                );
+                tried += 1;
+            }
+        }
+    }
+    assert!(tried > 10_000, "{tried}");
+}
