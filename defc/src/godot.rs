@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use def_runtime::godot::framing::{self, FrameDecoder, Framing};
-use def_runtime::godot::json::{Typed, from_json_str, parse_hex, to_json};
+use def_runtime::godot::json::{Typed, from_json_str, parse_hex};
 use def_runtime::godot::{DecodeOptions, EncodeOptions, Variant, Version, decode};
 
 /// `defc godot` subcommands.
@@ -125,12 +125,6 @@ fn read_input(arg: &str) -> Result<String, String> {
     }
 }
 
-fn print_json(v: &serde_json::Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(v).map_err(|e| format!("cannot print JSON: {e}"))?;
-    println!("{text}");
-    Ok(())
-}
-
 /// Prints a value's typed JSON as it is serialized, without building the JSON tree (which takes
 /// up to 145 times the wire size).
 fn print_variant(v: &Variant) -> Result<(), String> {
@@ -175,7 +169,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
             frames.push(&bytes);
             let mut values = Vec::new();
             while let Some(v) = frames.next_value().map_err(|e| e.to_string())? {
-                values.push(to_json(&v));
+                values.push(v);
             }
             if frames.buffered() > 0 {
                 let msg = format!(
@@ -188,7 +182,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
                 eprintln!("defc godot: note: {msg}");
             }
             for v in &values {
-                print_json(v)?;
+                print_variant(v)?;
             }
             Ok(())
         }

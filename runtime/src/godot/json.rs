@@ -32,12 +32,16 @@
 //!   column-major, Transform2D `x, y, origin`, Rect2/AABB position then size).
 //! * Ints may also be given as decimal strings; `NodePath` also as its text form (`"/root/a:b"`).
 //! * `element_type`, `key_type`, `value_type` are present only for typed containers.
-//! * [`from_json_str`] parses with serde_json's default nesting limit (128 JSON levels, about
-//!   60 Variant levels); [`from_json`] on a `Value` built otherwise has no such limit.
+//! * Every depth the decoder accepts (the engine's 1024 levels) goes through [`to_json`],
+//!   [`Typed`], [`from_json`] and [`from_json_str`] on any thread: each nesting level runs
+//!   through a check that grows the stack on the heap when little is left. [`from_json`] refuses
+//!   values nested deeper than that, [`from_json_str`] also refuses JSON text nested deeper than
+//!   a full object at that depth needs, before parsing it.
 
 use serde_json::{Map, Value, json};
 
-use super::value::*;
+use super::decode::MAX_DEPTH;
+use super::value::{deeper, *};
 use crate::clip::{self, Clip};
 
 /// A JSON document that is not a valid typed Variant, with the path to the offending part.
@@ -52,8 +56,15 @@ pub struct JsonError {
 
 /// Converts a value to its typed JSON form. The tree takes up to about 145 times the value's
 /// wire size (a `serde_json` object for every 4-byte Nil); to write the text, serialize
-/// [`Typed`] instead, which holds one scalar value at a time.
+/// [`Typed`] instead, which holds one scalar value at a time. Building the tree works at any
+/// depth on any thread; dropping it is serde_json's recursive drop, which for the deepest value
+/// the engine allows fits a default 2 MiB thread in debug builds (`tests/godot_depth.rs`).
 pub fn to_json(v: &Variant) -> Value {
+    deeper(|| to_json_level(v))
+}
+
+/// One level of [`to_json`]; containers recurse through [`to_json`] (and so through [`deeper`]).
+fn to_json_level(v: &Variant) -> Value {
     let ty = v.variant_type().name();
     let value = match v {
         Variant::Nil | Variant::Callable => return json!({ "type": ty }),
@@ -83,10 +94,18 @@ pub fn to_json(v: &Variant) -> Value {
         Variant::Rid(id) => json!(id),
         Variant::Object(Object::Null) => Value::Null,
         Variant::Object(Object::Id(id)) => json!({ "id": id }),
-        Variant::Object(Object::Full(o)) => json!({
-            "class": o.class,
-            "properties": o.properties.iter().map(|(n, v)| json!([n, to_json(v)])).collect::<Vec<_>>(),
-        }),
+        // Child trees are moved in, never passed to `json!` (which would copy them through serde).
+        Variant::Object(Object::Full(o)) => {
+            let properties = o
+                .properties
+                .iter()
+                .map(|(n, v)| Value::Array(vec![json!(n), to_json(v)]))
+                .collect();
+            let mut m = Map::new();
+            m.insert("class".into(), json!(o.class));
+            m.insert("properties".into(), Value::Array(properties));
+            Value::Object(m)
+        }
         Variant::Signal(s) => json!({ "name": s.name, "object": s.object }),
         Variant::Array(a) => {
             let mut m = Map::new();
@@ -108,7 +127,7 @@ pub fn to_json(v: &Variant) -> Value {
                 Value::Array(
                     d.entries
                         .iter()
-                        .map(|(k, v)| json!([to_json(k), to_json(v)]))
+                        .map(|(k, v)| Value::Array(vec![to_json(k), to_json(v)]))
                         .collect(),
                 ),
             );
@@ -141,7 +160,10 @@ pub fn to_json(v: &Variant) -> Value {
                 .collect(),
         ),
     };
-    json!({ "type": ty, "value": value })
+    let mut m = Map::new();
+    m.insert("type".into(), json!(ty));
+    m.insert("value".into(), value);
+    Value::Object(m)
 }
 
 /// The typed JSON form of a value, written as it is serialized: `serde_json::to_writer(w,
@@ -158,7 +180,14 @@ pub struct Typed<'v>(pub &'v Variant);
 
 impl serde::Serialize for Typed<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
+        // Every nesting level passes here: the stack grows on demand (see `deeper`).
+        deeper(move || self.serialize_level(s))
+    }
+}
+
+impl Typed<'_> {
+    fn serialize_level<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Serialize, SerializeMap};
         let v = self.0;
         let ty = v.variant_type().name();
         // Containers and packed arrays: their elements one at a time. Other values are small.
@@ -328,6 +357,8 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
 
 struct Ctx {
     path: Vec<String>,
+    /// Variant nesting of the value being read (0 at the top), bounded by [`MAX_DEPTH`].
+    depth: usize,
 }
 
 type R<T> = Result<T, JsonError>;
@@ -502,7 +533,20 @@ impl Ctx {
         })
     }
 
+    /// One Variant, one level deeper than its container.
     fn variant(&mut self, v: &Value) -> R<Variant> {
+        if self.depth > MAX_DEPTH {
+            return self.err(format!(
+                "nested deeper than {MAX_DEPTH} levels (the engine's limit)"
+            ));
+        }
+        self.depth += 1;
+        let r = deeper(|| self.variant_level(v));
+        self.depth -= 1;
+        r
+    }
+
+    fn variant_level(&mut self, v: &Value) -> R<Variant> {
         let Some(obj) = v.as_object() else {
             return self.err("expected an object {\"type\": …, \"value\": …}");
         };
@@ -696,16 +740,91 @@ fn parse_float_text(t: &str) -> Option<f64> {
     }
 }
 
-/// Converts the typed JSON form back to a value.
+/// Converts the typed JSON form back to a value. Values nested deeper than [`MAX_DEPTH`] (the
+/// decoder's and the engine's limit) are refused; any depth up to it works on any thread (the
+/// stack grows on demand).
 pub fn from_json(v: &Value) -> Result<Variant, JsonError> {
-    Ctx { path: Vec::new() }.variant(v)
+    Ctx {
+        path: Vec::new(),
+        depth: 0,
+    }
+    .variant(v)
 }
 
-/// Parses typed JSON text.
+/// JSON nesting that [`from_json_str`] parses: 4 JSON levels per Variant level (a full object's
+/// `{"value": {"properties": [[name, value]]}}`) for the [`MAX_DEPTH`] + 1 Variant levels.
+const MAX_JSON_DEPTH: usize = 4 * (MAX_DEPTH + 1) + 1;
+
+/// Parses typed JSON text, at every depth [`from_json`] accepts (serde_json's own limit of 128
+/// levels is replaced by [`MAX_JSON_DEPTH`], checked before parsing, and the parser's stack
+/// grows on demand).
 pub fn from_json_str(text: &str) -> Result<Variant, JsonError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| JsonError {
+    let invalid = |message: String| JsonError {
         path: "/".into(),
-        message: format!("invalid JSON: {e}"),
-    })?;
-    from_json(&v)
+        message,
+    };
+    check_json_depth(text).map_err(invalid)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let parsed = {
+        use serde::Deserialize;
+        let grow = serde_stacker::Deserializer {
+            de: &mut de,
+            red_zone: 64 << 10,
+            stack_size: 1 << 20,
+        };
+        Value::deserialize(grow).and_then(|v| de.end().map(|()| v))
+    };
+    let v = parsed.map_err(|e| invalid(format!("invalid JSON: {e}")))?;
+    let r = from_json(&v);
+    drop_value(v);
+    r
+}
+
+/// Refuses JSON text nested deeper than [`MAX_JSON_DEPTH`], naming the line and column of the
+/// first bracket too many (a linear scan; strings and their escapes are skipped).
+fn check_json_depth(text: &str) -> Result<(), String> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (at, b) in text.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    let before = &text[..at];
+                    let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
+                    let column = at - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+                    return Err(format!(
+                        "JSON nested deeper than {MAX_JSON_DEPTH} levels at line {line} column \
+                         {column} (typed JSON of the deepest value the engine accepts, \
+                         {MAX_DEPTH} levels, needs at most that)"
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Drops a JSON tree without recursion (the derived drop recurses once per level).
+fn drop_value(v: Value) {
+    let mut pending = vec![v];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
 }

@@ -1090,3 +1090,33 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
     }
     h.finish()
 }
+
+// Dropping a value recurses once per nesting level (the compiler's drop glue); each container
+// level drops its contents on a stack grown on demand, so that a value as deep as the engine
+// allows (or deeper, when built by hand) drops on any thread.
+impl Drop for Array {
+    fn drop(&mut self) {
+        if !self.items.is_empty() {
+            let items = std::mem::take(&mut self.items);
+            deeper(move || drop(items));
+        }
+    }
+}
+
+impl Drop for Dictionary {
+    fn drop(&mut self) {
+        if !self.entries.is_empty() {
+            let entries = std::mem::take(&mut self.entries);
+            deeper(move || drop(entries));
+        }
+    }
+}
+
+impl Drop for FullObject {
+    fn drop(&mut self) {
+        if !self.properties.is_empty() {
+            let properties = std::mem::take(&mut self.properties);
+            deeper(move || drop(properties));
+        }
+    }
+}

@@ -28,7 +28,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, Serialize};
 
-use super::value::*;
+use super::value::{deeper, *};
 
 /// A conversion failure between a Rust value and a Variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,13 +48,22 @@ impl de::Error for SerdeError {
 }
 
 /// Converts a Rust value to a Variant.
+///
+/// Every nesting level passes through here and runs on a stack grown on demand, so values as
+/// deep as the engine allows (1024 levels) convert on any thread.
 pub fn to_variant<T: Serialize + ?Sized>(value: &T) -> Result<Variant, SerdeError> {
-    value.serialize(VariantSerializer)
+    deeper(|| value.serialize(VariantSerializer))
 }
 
 /// Converts a Variant to a Rust value (strings and bytes may be borrowed from `v`).
+/// Like [`to_variant`], any depth up to the engine's 1024 levels works on any thread.
 pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, SerdeError> {
-    T::deserialize(VariantDeserializer(v))
+    deeper(|| T::deserialize(VariantDeserializer(v)))
+}
+
+/// `seed.deserialize` one nesting level down, on a stack grown on demand.
+fn nested<'de, T: DeserializeSeed<'de>>(seed: T, v: &'de Variant) -> Result<T::Value, SerdeError> {
+    deeper(|| seed.deserialize(VariantDeserializer(v)))
 }
 
 /// `#[serde(with = "def_runtime::godot::variant_serde::bytes")]`: a byte buffer as `PackedByteArray`.
@@ -167,7 +176,7 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::Nil)
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> SR {
-        value.serialize(self)
+        to_variant(value)
     }
     fn serialize_unit(self) -> SR {
         Ok(Variant::Nil)
@@ -179,7 +188,7 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::string(variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> SR {
-        value.serialize(self)
+        to_variant(value)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -188,7 +197,7 @@ impl ser::Serializer for VariantSerializer {
         variant: &'static str,
         value: &T,
     ) -> SR {
-        Ok(single(variant, value.serialize(self)?))
+        Ok(single(variant, to_variant(value)?))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, SerdeError> {
         Ok(SeqBuilder {
@@ -525,10 +534,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, SerdeError> {
-        self.0
-            .next()
-            .map(|v| seed.deserialize(VariantDeserializer(v)))
-            .transpose()
+        self.0.next().map(|v| nested(seed, v)).transpose()
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.len())
@@ -549,7 +555,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
         match self.iter.next() {
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(VariantDeserializer(k)).map(Some)
+                nested(seed, k).map(Some)
             }
             None => Ok(None),
         }
@@ -562,7 +568,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
             .value
             .take()
             .ok_or_else(|| SerdeError("map value requested before its key".into()))?;
-        seed.deserialize(VariantDeserializer(v))
+        nested(seed, v)
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
@@ -597,7 +603,7 @@ impl<'de> MapAccess<'de> for Props<'de> {
             .value
             .take()
             .ok_or_else(|| SerdeError("property value requested before its name".into()))?;
-        seed.deserialize(VariantDeserializer(v))
+        nested(seed, v)
     }
 }
 
@@ -631,20 +637,20 @@ impl<'de> de::VariantAccess<'de> for VariantAccess<'de> {
         self,
         seed: T,
     ) -> Result<T::Value, SerdeError> {
-        seed.deserialize(VariantDeserializer(self.0))
+        nested(seed, self.0)
     }
     fn tuple_variant<V: Visitor<'de>>(
         self,
         _len: usize,
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
-        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+        deeper(|| de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor))
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
-        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+        deeper(|| de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor))
     }
 }
