@@ -82,13 +82,9 @@ fn same_bytes(ours: &[u8], engine: &[u8], value: &Variant) -> bool {
     ours.len() == engine.len() && ours.iter().zip(engine).all(|(a, b)| a == b || *a == 0)
 }
 
-fn known_class(c: &str) -> bool {
-    ["Reference", "Resource", "Node", "Object", "Node2D"].contains(&c)
-}
-
 fn g3(allow: bool) -> DecodeOptions {
     let mut o = DecodeOptions::new(Version::Godot3).allow_objects(allow);
-    o.class_check = Some(known_class);
+    o.class_check = Some(godot3_class_check);
     o
 }
 
@@ -487,6 +483,12 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
             "110000000300000058797a000000000000",
             true,
         ),
+        // An abstract class is known to ClassDB but cannot be instantiated: refused as well.
+        (
+            "object_abstract_class",
+            "110000000a00000043616e7661734974656d000000000000",
+            true,
+        ),
         (
             "object_missing_count",
             "11000000090000005265666572656e6365000000",
@@ -851,4 +853,69 @@ fn differential_against_godot3_engine() {
         failures.join("\n")
     );
     assert!(run.encoded.len() >= 60 && agreed_errors >= 20);
+}
+
+/// Runs `tests/godot_engine/<script>` in the engine, which writes its result to `$GD_OUT`.
+fn run_script(engine: &Path, script: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!("godot-script-{}-{nanos}", std::process::id()));
+    let project = dir.join("project");
+    let home = dir.join("home");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/godot_engine");
+    for f in ["project.godot", script] {
+        std::fs::copy(src.join(f), project.join(f)).unwrap();
+    }
+    let out_path = dir.join("out.txt");
+    let output = Command::new(engine)
+        .arg("--path")
+        .arg(&project)
+        .arg("-s")
+        .arg(script)
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", &home)
+        .env("XDG_CONFIG_HOME", &home)
+        .env("XDG_CACHE_HOME", &home)
+        .env("GD_OUT", &out_path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", engine.display()));
+    let text = std::fs::read_to_string(&out_path).unwrap_or_else(|e| {
+        panic!(
+            "engine wrote no output ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    text
+}
+
+#[test]
+fn godot3_class_list_is_the_engines() {
+    let Some(engine) = find_engine().or_else(|| {
+        support::missing(
+            "the Godot engine, godot3-server (run .ci/install-godot, or set GODOT3_BIN)",
+        )
+    }) else {
+        return;
+    };
+    let text = run_script(&engine, "classes.gd");
+    let mut all = 0;
+    for line in text.lines() {
+        let (class, instantiable) = line.split_once(' ').expect("`Class 0|1` lines");
+        all += 1;
+        assert_eq!(
+            godot3_class_check(class),
+            instantiable == "1",
+            "{class}: the engine says can_instance = {instantiable}"
+        );
+    }
+    // Every class the check accepts was printed by the engine: 512 of its 628 classes.
+    let accepted = text.lines().filter(|l| l.ends_with(" 1")).count();
+    assert_eq!((all, accepted), (628, 512));
+    assert!(!godot3_class_check("Xyz") && !godot3_class_check("node"));
 }

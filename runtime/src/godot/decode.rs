@@ -39,8 +39,19 @@ pub struct DecodeOptions {
     /// Depth limit, at most (and by default) [`MAX_DEPTH`]; larger values are clamped.
     pub max_depth: usize,
     /// Stands in for the engine's `ClassDB` when objects are allowed: a full object whose class
-    /// this function refuses fails with [`DecodeErrorKind::ClassUnavailable`]. `None` accepts all.
+    /// this function refuses fails with [`DecodeErrorKind::ClassUnavailable`]. `None` (the
+    /// default) accepts all; [`godot3_class_check`] is Godot 3.2.3's own list.
     pub class_check: Option<fn(&str) -> bool>,
+}
+
+/// Whether a stock Godot 3.2.3 engine can instantiate `class` (`ClassDB.can_instance`), the
+/// check its decoder makes before building a full object: as [`DecodeOptions::class_check`],
+/// unknown and abstract classes are refused with `ERR_UNAVAILABLE`, as the engine does. The
+/// list (512 classes) was generated from the real engine and is checked against it by
+/// `tests/godot_engine.rs`; classes added by GDNative modules or engine builds with other
+/// modules are not in it.
+pub fn godot3_class_check(class: &str) -> bool {
+    super::classes::GODOT3_CLASSES.binary_search(&class).is_ok()
 }
 
 impl DecodeOptions {

@@ -21,6 +21,7 @@
 //! assert_eq!((value, used), (Variant::Int(42), 8));
 //! ```
 
+mod classes;
 pub mod decode;
 pub mod encode;
 pub mod error;
@@ -31,7 +32,7 @@ pub mod value;
 #[cfg(feature = "serde")]
 pub mod variant_serde;
 
-pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact};
+pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact, godot3_class_check};
 pub use encode::{EncodeOptions, encode, encode_into};
 pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, EngineError, Path, PathSegment,
