@@ -16,7 +16,7 @@ fn d3(h: &str) -> Result<(Variant, usize), DecodeError> {
 }
 
 fn d4(h: &str) -> Result<(Variant, usize), DecodeError> {
-    decode(&unhex(h), &DecodeOptions::new(Version::Godot4))
+    decode(&unhex(h), &DecodeOptions::new(Version::GODOT_4_4))
 }
 
 fn refused(r: Result<(Variant, usize), DecodeError>) -> DecodeError {
@@ -222,7 +222,7 @@ fn object_checks() {
         Variant::Object(Object::Null)
     );
     // Godot 4: `script` must be NIL or a res:// path.
-    let allow4 = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    let allow4 = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
     let obj4 = |script: &str| {
         format!("18000000 01000000 41000000 01000000 06000000 73637269 70740000 {script}")
     };
@@ -330,7 +330,7 @@ fn packed_array_checks() {
 
 #[test]
 fn godot4_specifics() {
-    let enc4 = EncodeOptions::new(Version::Godot4);
+    let enc4 = EncodeOptions::new(Version::GODOT_4_4);
     // Typed containers: builtin id checked; class/script names become EncodedObjectAsID
     // unless objects are allowed / full objects written.
     assert!(matches!(
@@ -352,7 +352,7 @@ fn godot4_specifics() {
     );
     let full = encode(&script, &enc4.full_objects(true)).unwrap();
     assert_eq!(hex(&full[..4]), "1c000300");
-    let allow4 = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    let allow4 = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
     assert_eq!(decode(&full, &allow4).unwrap().0, script);
     let bad_path = "1c000300 05000000 612e676400000000 00000000";
     assert!(matches!(

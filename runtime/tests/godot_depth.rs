@@ -46,8 +46,8 @@ fn deep_cases() -> Vec<(&'static str, Vec<u8>, DecodeOptions, EncodeOptions)> {
         EncodeOptions::new(Version::Godot3),
     );
     let g4 = (
-        DecodeOptions::new(Version::Godot4),
-        EncodeOptions::new(Version::Godot4),
+        DecodeOptions::new(Version::GODOT_4_4),
+        EncodeOptions::new(Version::GODOT_4_4),
     );
     // {nil: {nil: …}} (values nest), and {{…}: nil} (keys nest).
     let dict_values = nested(

@@ -139,7 +139,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
     ];
     match version {
         Version::Godot3 => s.push(Just(Variant::Rid(0)).boxed()),
-        Version::Godot4 => s.extend([
+        Version::Godot4 { .. } => s.extend([
             any::<u64>().prop_map(Variant::Rid).boxed(),
             any::<[i32; 2]>()
                 .prop_map(|[x, y]| Variant::Vector2i(Vector2i { x, y }))
@@ -183,7 +183,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
 fn container_type(version: Version) -> BoxedStrategy<ContainerType> {
     match version {
         Version::Godot3 => Just(ContainerType::Untyped).boxed(),
-        Version::Godot4 => prop_oneof![
+        Version::Godot4 { .. } => prop_oneof![
             3 => Just(ContainerType::Untyped),
             1 => proptest::sample::select(VariantType::ALL).prop_map(ContainerType::Builtin),
             1 => "[A-Z][a-z]{0,6}".prop_map(ContainerType::Class),
@@ -265,7 +265,7 @@ fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCas
 }
 
 fn no_panic(bytes: &[u8]) {
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
             if let Ok((v, used)) = decode(bytes, &DecodeOptions::new(version).allow_objects(allow))
             {
@@ -294,13 +294,13 @@ proptest! {
     }
 
     #[test]
-    fn godot4_values_round_trip(v in variant(Version::Godot4, false)) {
-        round_trip(&v, Version::Godot4, false)?;
+    fn godot4_values_round_trip(v in variant(Version::GODOT_4_4, false)) {
+        round_trip(&v, Version::GODOT_4_4, false)?;
     }
 
     #[test]
-    fn godot4_double_precision_round_trip(v in variant(Version::Godot4, true)) {
-        round_trip(&v, Version::Godot4, true)?;
+    fn godot4_double_precision_round_trip(v in variant(Version::GODOT_4_4, true)) {
+        round_trip(&v, Version::GODOT_4_4, true)?;
     }
 
     #[test]
@@ -315,8 +315,8 @@ proptest! {
     }
 
     #[test]
-    fn mutated_encodings_never_panic(v in variant(Version::Godot4, false), flips in vec((any::<usize>(), any::<u8>()), 1..6)) {
-        for version in [Version::Godot3, Version::Godot4] {
+    fn mutated_encodings_never_panic(v in variant(Version::GODOT_4_4, false), flips in vec((any::<usize>(), any::<u8>()), 1..6)) {
+        for version in [Version::Godot3, Version::GODOT_4_4] {
             let Ok(mut bytes) = encode(&v, &EncodeOptions::new(version).full_objects(true)) else { continue };
             for (at, x) in &flips {
                 let n = bytes.len();
@@ -327,9 +327,9 @@ proptest! {
     }
 
     #[test]
-    fn truncated_encodings_are_refused_or_shorter(v in variant(Version::Godot4, false)) {
-        let bytes = encode(&v, &EncodeOptions::new(Version::Godot4).full_objects(true)).unwrap();
-        let opts = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    fn truncated_encodings_are_refused_or_shorter(v in variant(Version::GODOT_4_4, false)) {
+        let bytes = encode(&v, &EncodeOptions::new(Version::GODOT_4_4).full_objects(true)).unwrap();
+        let opts = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
         for cut in 0..bytes.len() {
             match decode(&bytes[..cut], &opts) {
                 Err(_) => {}
@@ -391,9 +391,9 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
     // (one level, version, allow_objects, offset of the first child inside a level)
     let cases: [(&[u8], Version, bool, usize); 5] = [
         (ARRAY_OF_ONE_G3, Version::Godot3, false, 8),
-        (ARRAY_OF_ONE_G4, Version::Godot4, false, 8),
+        (ARRAY_OF_ONE_G4, Version::GODOT_4_4, false, 8),
         (dict_g3, Version::Godot3, false, 8),
-        (typed_g4, Version::Godot4, false, 12),
+        (typed_g4, Version::GODOT_4_4, false, 12),
         (object_g3, Version::Godot3, true, 24),
     ];
     for (prefix, version, allow, child) in cases {
@@ -449,12 +449,12 @@ fn deep_decode_fits_a_small_stack() {
     std::thread::Builder::new()
         .stack_size(64 * 1024)
         .spawn(move || {
-            let err = decode(&bytes, &DecodeOptions::new(Version::Godot4)).unwrap_err();
+            let err = decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4)).unwrap_err();
             assert!(matches!(err.kind(), DecodeErrorKind::TooDeep { .. }));
             let ok = nested(ARRAY_OF_ONE_G4, 1024, &[0x1c, 0, 0, 0, 0, 0, 0, 0]);
-            let (v, _) = decode(&ok, &DecodeOptions::new(Version::Godot4)).unwrap();
+            let (v, _) = decode(&ok, &DecodeOptions::new(Version::GODOT_4_4)).unwrap();
             assert_eq!(
-                encode(&v, &EncodeOptions::new(Version::Godot4)).unwrap(),
+                encode(&v, &EncodeOptions::new(Version::GODOT_4_4)).unwrap(),
                 ok
             );
             v
@@ -492,8 +492,8 @@ fn many_container_keys_decode_in_linear_time() {
     };
     let cases = [
         (build(0x12, &|i| vec![0x13, 1, 2, i]), Version::Godot3),
-        (build(0x1b, &|i| vec![0x1c, 1, 2, i]), Version::Godot4),
-        (build(0x1b, &|i| vec![0x1b, 1, 2, i, 0]), Version::Godot4),
+        (build(0x1b, &|i| vec![0x1c, 1, 2, i]), Version::GODOT_4_4),
+        (build(0x1b, &|i| vec![0x1b, 1, 2, i, 0]), Version::GODOT_4_4),
     ];
     let start = std::time::Instant::now();
     for (bytes, version) in &cases {

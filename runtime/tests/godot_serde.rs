@@ -79,7 +79,7 @@ fn struct_round_trip_and_layout() {
     let back: Player = from_variant(&v).unwrap();
     assert_eq!(back, p);
     // Through the wire and back, both versions.
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         let bytes = encode(&v, &EncodeOptions::new(version)).unwrap();
         let (w, _) = decode(&bytes, &DecodeOptions::new(version)).unwrap();
         assert_eq!(from_variant::<Player>(&w).unwrap(), p);

@@ -154,7 +154,7 @@ pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<String, usize
     let body = &body[..end];
     match std::str::from_utf8(body) {
         Ok(s) => Ok(s.to_owned()),
-        Err(e) if version == Version::Godot4 => Err(base + e.valid_up_to()),
+        Err(e) if version.is_godot4() => Err(base + e.valid_up_to()),
         Err(_) => godot3_utf8(body).map_err(|at| base + at),
     }
 }
@@ -562,7 +562,8 @@ impl<'a> Reader<'a> {
         };
         match ty {
             VariantType::Array => {
-                let element_type = if version == Version::Godot4 {
+                // Decoders before 4.2 ignore the type bits and read the next word as the count.
+                let element_type = if version.typed_arrays() {
                     self.container_type(flags & 3)
                         .map_err(|e| e.within(PathSegment::Part("element type")))?
                 } else {
@@ -578,7 +579,7 @@ impl<'a> Reader<'a> {
                 }))
             }
             VariantType::Dictionary => {
-                let (key_type, value_type) = if version == Version::Godot4 {
+                let (key_type, value_type) = if version.typed_dictionaries() {
                     let k = self
                         .container_type(flags & 3)
                         .map_err(|e| e.within(PathSegment::Part("key type")))?;
@@ -656,7 +657,7 @@ impl<'a> Reader<'a> {
             },
             Open::Object { object, name, .. } => {
                 if let Some((n, at)) = name
-                    && version == Version::Godot4
+                    && version.is_godot4()
                     && n == "script"
                 {
                     let found = match &v {
@@ -682,7 +683,7 @@ impl<'a> Reader<'a> {
         let version = self.opts.version;
         let flag64 = flags & 1 != 0;
         // Bit 16 widens math types only in Godot 4 (Godot 3 ignores it and reads f32).
-        let wide = flag64 && version == Version::Godot4;
+        let wide = flag64 && version.is_godot4();
         use VariantType as T;
         Ok(match ty {
             T::Nil => Variant::Nil,
@@ -747,7 +748,7 @@ impl<'a> Reader<'a> {
             T::NodePath => self.node_path()?,
             T::Rid => match version {
                 Version::Godot3 => Variant::Rid(0),
-                Version::Godot4 => Variant::Rid(self.u64("RID")?),
+                Version::Godot4 { .. } => Variant::Rid(self.u64("RID")?),
             },
             T::Callable => Variant::Callable,
             T::Signal => {

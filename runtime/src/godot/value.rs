@@ -21,20 +21,64 @@
 use std::fmt;
 
 /// Which engine generation wrote (or will read) the bytes. Nothing on the wire says so.
+///
+/// Godot 4's minor version matters: three wire generations exist (SPEC.md §9.3), and
+/// `Godot4 { minor }` picks one. 4.0–4.1: no typed-container fields, `VARIANT_MAX` 38; 4.2:
+/// typed Arrays; 4.3: `PackedVector4Array` (id 38, `VARIANT_MAX` 39); 4.4 and later: typed
+/// Dictionaries. Decoding reads what that generation writes (an older decoder ignores the header
+/// bits of newer typed containers, as the engine does); encoding writes what it reads: a typed
+/// container the target has no field for is written as the plain container that engine writes,
+/// and a type it lacks (`PackedVector4Array` before 4.3) is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Version {
     /// Godot 3.x (type ids 0–26; behaviour of 3.2.3, checked against the real engine).
     Godot3,
-    /// Godot 4.x (type ids 0–38; behaviour of 4.4+: typed arrays and dictionaries, PackedVector4Array).
-    Godot4,
+    /// Godot 4.`minor` (type ids 0–38). Minors above 4 behave as 4.4.
+    Godot4 {
+        /// The minor version: 0 for 4.0, 2 for 4.2, …
+        minor: u8,
+    },
+}
+
+impl Version {
+    /// Godot 4.0 and 4.1: no typed-container fields, no `PackedVector4Array`.
+    pub const GODOT_4_0: Version = Version::Godot4 { minor: 0 };
+    /// Godot 4.2: typed Arrays, no `PackedVector4Array`.
+    pub const GODOT_4_2: Version = Version::Godot4 { minor: 2 };
+    /// Godot 4.3: typed Arrays and `PackedVector4Array`, no typed Dictionaries.
+    pub const GODOT_4_3: Version = Version::Godot4 { minor: 3 };
+    /// Godot 4.4 and later: typed Dictionaries too (the newest generation).
+    pub const GODOT_4_4: Version = Version::Godot4 { minor: 4 };
+
+    /// Whether this is a Godot 4 version (type ids of 4.x).
+    pub const fn is_godot4(self) -> bool {
+        matches!(self, Version::Godot4 { .. })
+    }
+
+    /// Whether Array headers carry an element type (4.2+).
+    pub const fn typed_arrays(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 2)
+    }
+
+    /// Whether Dictionary headers carry key and value types (4.4+).
+    pub const fn typed_dictionaries(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 4)
+    }
+
+    /// Whether `PackedVector4Array` (id 38) exists (4.3+).
+    pub const fn has_packed_vector4(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 3)
+    }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Version::Godot3 => "Godot 3",
-            Version::Godot4 => "Godot 4",
-        })
+        match self {
+            Version::Godot3 => f.write_str("Godot 3"),
+            Version::Godot4 { minor: 0 | 1 } => f.write_str("Godot 4.0-4.1"),
+            Version::Godot4 { minor: m @ (2 | 3) } => write!(f, "Godot 4.{m}"),
+            Version::Godot4 { .. } => f.write_str("Godot 4.4+"),
+        }
     }
 }
 
@@ -649,7 +693,8 @@ macro_rules! variant_types {
                 };
                 match version {
                     Version::Godot3 => g3,
-                    Version::Godot4 => Some(g4),
+                    Version::Godot4 { .. } if g4 == 38 && !version.has_packed_vector4() => None,
+                    Version::Godot4 { .. } => Some(g4),
                 }
             }
 
@@ -657,9 +702,9 @@ macro_rules! variant_types {
             pub fn from_id(id: u32, version: Version) -> Option<VariantType> {
                 let table = match version {
                     Version::Godot3 => &G3_IDS,
-                    Version::Godot4 => &G4_IDS,
+                    Version::Godot4 { .. } => &G4_IDS,
                 };
-                table.get(id as usize).copied().flatten()
+                table.get(id as usize).copied().flatten().filter(|t| t.id(version).is_some())
             }
 
             /// The Godot 4 name (`"PackedByteArray"`, `"Transform3D"`, …).
@@ -728,14 +773,15 @@ const fn id_table(version: Version) -> [Option<VariantType>; 39] {
 }
 
 static G3_IDS: [Option<VariantType>; 39] = id_table(Version::Godot3);
-static G4_IDS: [Option<VariantType>; 39] = id_table(Version::Godot4);
+static G4_IDS: [Option<VariantType>; 39] = id_table(Version::GODOT_4_4);
 
 impl VariantType {
-    /// `VARIANT_MAX` of the version: 27 for Godot 3, 39 for Godot 4.3+.
+    /// `VARIANT_MAX` of the version: 27 for Godot 3, 38 for Godot 4.0–4.2, 39 for Godot 4.3+.
     pub const fn variant_max(version: Version) -> u32 {
         match version {
             Version::Godot3 => 27,
-            Version::Godot4 => 39,
+            Version::Godot4 { .. } if !version.has_packed_vector4() => 38,
+            Version::Godot4 { .. } => 39,
         }
     }
 
@@ -1007,7 +1053,7 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
     let mut next = Some(v);
     while let Some(v) = next.take().or_else(|| pending.pop()) {
         let tag = match v {
-            Variant::StringName(_) if version == Version::Godot4 => VariantType::String,
+            Variant::StringName(_) if version.is_godot4() => VariantType::String,
             _ => v.variant_type(),
         };
         tag.hash(&mut h);
@@ -1074,7 +1120,7 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             }
             Variant::Dictionary(d) => {
                 d.entries.len().hash(&mut h);
-                if version == Version::Godot4 {
+                if version.is_godot4() {
                     let sum = deeper(|| {
                         d.entries.iter().fold(0u64, |acc, (k, v)| {
                             acc.wrapping_add(
