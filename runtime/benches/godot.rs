@@ -95,7 +95,7 @@ fn packed_payloads() -> Vec<(&'static str, Variant)> {
         ),
         (
             "PackedStringArray 16Ki",
-            Variant::PackedStringArray((0..1 << 14).map(|i| format!("item{i}")).collect()),
+            Variant::PackedStringArray((0..1 << 14).map(|i| format!("item{i}").into()).collect()),
         ),
     ]
 }

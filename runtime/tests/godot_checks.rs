@@ -127,9 +127,15 @@ fn string_checks() {
     let e = refused(d4("04000000 03000000 eda08000"));
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8 { at: 0 }));
     assert_eq!(e.offset(), 8);
+    // The surrogate is kept, and written back as the engine writes it (measured: the same bytes).
+    let surrogate = d3("04000000 03000000 eda08000").unwrap().0;
     assert_eq!(
-        d3("04000000 03000000 eda08000").unwrap().0,
-        Variant::string("\u{FFFD}")
+        surrogate,
+        Variant::String(GString::from_code_points([0xD800]).unwrap())
+    );
+    assert_eq!(
+        encode(&surrogate, &EncodeOptions::new(Version::Godot3)).unwrap(),
+        unhex("04000000 03000000 eda08000")
     );
     assert_eq!(
         d3("04000000 03000000 e09fbf00").unwrap().0,

@@ -312,6 +312,22 @@ impl Rng {
             .map(|_| CHARS[self.below(CHARS.len() as u64) as usize])
             .collect()
     }
+    /// A Godot 3 string: text, or one in four times code points beyond Unicode too
+    /// (surrogates, above U+10FFFF, up to the 6-byte forms), which the engine keeps.
+    fn gstring(&mut self) -> GString {
+        if self.below(4) != 0 {
+            return self.text().into();
+        }
+        let points: Vec<u32> = (0..1 + self.below(5))
+            .map(|_| match self.below(4) {
+                0 => 0x41 + self.below(26) as u32,
+                1 => 0xD800 + self.below(0x800) as u32,
+                2 => 0x11_0000 + self.below(0x7FEF_0000) as u32,
+                _ => 0x80 + self.below(0x10_0000) as u32,
+            })
+            .collect();
+        GString::from_code_points(points).unwrap()
+    }
     fn reals<const N: usize>(&mut self) -> [f64; N] {
         std::array::from_fn(|_| self.real())
     }
@@ -324,7 +340,7 @@ impl Rng {
             1 => Variant::Bool(self.below(2) == 1),
             2 => Variant::Int(self.next() as i64 >> self.below(64)),
             3 => Variant::Float(self.f64()),
-            4 => Variant::String(self.text()),
+            4 => Variant::String(self.gstring()),
             5 => Variant::Vector2(Vector2::from_array(self.reals())),
             6 => Variant::Rect2(Box::new(Rect2::from_array(self.reals()))),
             7 => Variant::Vector3(Vector3::from_array(self.reals())),
@@ -362,7 +378,7 @@ impl Rng {
                 Variant::PackedInt32Array((0..self.below(6)).map(|_| self.next() as i32).collect())
             }
             18 => Variant::PackedFloat32Array((0..self.below(6)).map(|_| self.f32()).collect()),
-            19 => Variant::PackedStringArray((0..self.below(5)).map(|_| self.text()).collect()),
+            19 => Variant::PackedStringArray((0..self.below(5)).map(|_| self.gstring()).collect()),
             20 => Variant::PackedVector2Array(
                 (0..self.below(4))
                     .map(|_| Vector2::from_array(self.reals()))
@@ -450,6 +466,18 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
         ("utf8_overlong_e0_9f", "0400000003000000e09fbf00", false),
         ("utf8_above_10ffff", "0400000004000000f4908080", false),
         ("utf8_5_byte", "0400000005000000f888808080000000", false),
+        ("utf8_6_byte_max", "0400000006000000fdbfbfbfbfbf0000", false),
+        ("utf8_cesu_pair", "0400000006000000eda080edb0800000", false),
+        (
+            "utf8_surrogate_in_pool",
+            "17000000020000000400000041eda0800400000042eda080",
+            false,
+        ),
+        (
+            "utf8_surrogate_key",
+            "12000000010000000400000003000000eda080000200000007000000",
+            false,
+        ),
         ("utf8_lone_continuation", "040000000100000080000000", false),
         ("utf8_truncated", "0400000001000000c3000000", false),
         ("utf8_nul_in_sequence", "0400000002000000c3000000", false),
@@ -796,15 +824,8 @@ fn differential_against_godot3_engine() {
         match decode(bytes, &g3(*allow)) {
             Ok((ours, _)) => {
                 let ours_n = normalize(&ours);
-                // Godot 3.2.3 keeps code points a Rust String cannot hold (surrogates, above
-                // U+10FFFF); we hold U+FFFD instead.
-                let lossy = [
-                    "probe:utf8_surrogate",
-                    "probe:utf8_above_10ffff",
-                    "probe:utf8_5_byte",
-                ]
-                .contains(&name.as_str());
-                if !lossy && ours_n != engine_value {
+                // Strings keep every code point the engine keeps (surrogates, above U+10FFFF).
+                if ours_n != engine_value {
                     failures.push(format!(
                         "B {name}: we decoded {ours:?}, the engine {engine_value:?}"
                     ));
@@ -820,7 +841,7 @@ fn differential_against_godot3_engine() {
                             hex(&engine_reencode)
                         ));
                     }
-                } else if !lossy && !same_bytes(&again, &engine_reencode, &ours) {
+                } else if !same_bytes(&again, &engine_reencode, &ours) {
                     failures.push(format!(
                         "B {name}: our re-encoding {} != the engine's {}",
                         hex(&again),

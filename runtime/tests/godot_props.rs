@@ -42,6 +42,26 @@ fn text() -> BoxedStrategy<String> {
     "[a-zA-Z0-9 _./:é✓日😀]{0,12}".boxed()
 }
 
+/// Strings of the version: Godot 3 also holds code points that are not Unicode scalar values
+/// (surrogates, up to 0x7FFF_FFFF; never NUL, which ends a string on the wire).
+fn gstring(version: Version) -> BoxedStrategy<GString> {
+    let unicode = text().prop_map(GString::from).boxed();
+    if version.is_godot4() {
+        return unicode;
+    }
+    let point = prop_oneof![
+        0x20u32..0x80,
+        0xD800u32..0xE000,
+        0x80u32..0x11_0000,
+        0x11_0000u32..=0x7FFF_FFFF,
+    ];
+    prop_oneof![
+        unicode,
+        vec(point, 0..6).prop_map(|p| GString::from_code_points(p).unwrap())
+    ]
+    .boxed()
+}
+
 fn color() -> BoxedStrategy<Color> {
     [f32s(), f32s(), f32s(), f32s()]
         .prop_map(Color::from_array)
@@ -76,7 +96,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
             .prop_map(|b| Variant::Float(f64::from_bits(b)))
             .boxed(),
         any::<f32>().prop_map(|f| Variant::Float(f.into())).boxed(),
-        text().prop_map(Variant::String).boxed(),
+        gstring(version).prop_map(Variant::String).boxed(),
         reals::<2>(d)
             .prop_map(|a| Variant::Vector2(Vector2::from_array(a)))
             .boxed(),
@@ -120,7 +140,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
         vec(f32s(), 0..6)
             .prop_map(Variant::PackedFloat32Array)
             .boxed(),
-        vec(text(), 0..5)
+        vec(gstring(version), 0..5)
             .prop_map(Variant::PackedStringArray)
             .boxed(),
         vec(reals::<2>(d), 0..4)
@@ -159,7 +179,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
             reals::<16>(d)
                 .prop_map(|a| Variant::Projection(Box::new(Projection(a))))
                 .boxed(),
-            text().prop_map(Variant::StringName).boxed(),
+            gstring(version).prop_map(Variant::StringName).boxed(),
             Just(Variant::Callable).boxed(),
             (text(), any::<u64>())
                 .prop_map(|(name, object)| Variant::Signal(Box::new(Signal { name, object })))

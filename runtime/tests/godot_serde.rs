@@ -173,3 +173,47 @@ fn enums_options_and_errors() {
     .unwrap();
     assert_eq!(map[&2], "two");
 }
+
+#[test]
+fn strings_beyond_unicode_survive_json_and_serde() {
+    // What the 3.2.3 engine decodes and writes back unchanged (a CESU-8 pair, a 6-byte form):
+    // the same bytes must come back through every path.
+    let wire = unhex("040000000c000000eda080edb080fdbfbfbfbfbf");
+    let g3 = Version::Godot3;
+    let (v, _) = decode(&wire, &DecodeOptions::new(g3)).unwrap();
+    let Variant::String(s) = &v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(
+        s.code_points().collect::<Vec<_>>(),
+        [0xD800, 0xDC00, 0x7FFF_FFFF]
+    );
+    let enc = |v: &Variant| hex(&encode(v, &EncodeOptions::new(g3)).unwrap());
+    let json = json::to_json(&v);
+    assert_eq!(
+        json,
+        serde_json::json!({"type": "String", "value": {"code_points": [0xD800, 0xDC00, 0x7FFF_FFFF]}})
+    );
+    assert_eq!(enc(&json::from_json(&json).unwrap()), hex(&wire));
+    let text = serde_json::to_string(&json::Typed(&v)).unwrap();
+    assert_eq!(enc(&json::from_json_str(&text).unwrap()), hex(&wire));
+    // serde: a GString field keeps it; a Rust String cannot hold it and says so.
+    #[derive(Serialize, Deserialize)]
+    struct Named {
+        name: GString,
+    }
+    let named = Named { name: s.clone() };
+    let as_variant = to_variant(&named).unwrap();
+    assert_eq!(
+        as_variant,
+        Variant::dictionary(vec![(Variant::string("name"), v.clone())])
+    );
+    let back: Named = from_variant(&as_variant).unwrap();
+    assert_eq!(&back.name, s);
+    assert!(from_variant::<String>(&v).is_err());
+    // Other formats see the code points.
+    let text = serde_json::to_string(&named).unwrap();
+    assert_eq!(text, r#"{"name":[55296,56320,2147483647]}"#);
+    let back: Named = serde_json::from_str(&text).unwrap();
+    assert_eq!(&back.name, s);
+}

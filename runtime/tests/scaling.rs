@@ -165,7 +165,7 @@ fn keys() -> Vec<Key> {
         ("Array", true, |i| {
             Variant::array(vec![Variant::Int(i as i64), Variant::Nil])
         }),
-        ("String", true, |i| Variant::String(format!("k{i}"))),
+        ("String", true, |i| Variant::string(format!("k{i}"))),
     ];
     keys
 }

@@ -8,6 +8,7 @@
 //! {"type": "bool", "value": true} {"type": "int", "value": -5}
 //! {"type": "float", "value": "0.1"}
 //! {"type": "String", "value": "héllo"}          {"type": "StringName", "value": "x"}
+//! {"type": "String", "value": {"code_points": [55296, 65]}}
 //! {"type": "Vector2", "value": ["1.0", "2.5"]}  {"type": "Vector2i", "value": [1, 2]}
 //! {"type": "Color", "value": ["1.0", "0.5", "0.0", "1.0"]}
 //! {"type": "NodePath", "value": {"names": ["root", "a"], "subnames": ["b"], "absolute": true}}
@@ -28,6 +29,9 @@
 //!   NaN. Input also accepts the bit form for any value and plain JSON numbers. Components of
 //!   `Color` and `PackedFloat32Array` are `f32` (8 hex digits in the bit form); all other
 //!   components (`Vector2`, `Basis`, …) are `f64` (see [`Real`]).
+//! * **Strings** that are not Unicode (Godot 3 accepts surrogates and code points up to
+//!   `0x7FFF_FFFF`, see [`GString`]) are written as their code points, everywhere a string can
+//!   be (String, StringName, PackedStringArray elements).
 //! * Math types are flat component lists in **wire order** (Basis row-major, Projection
 //!   column-major, Transform2D `x, y, origin`, Rect2/AABB position then size).
 //! * Ints may also be given as decimal strings; `NodePath` also as its text form (`"/root/a:b"`).
@@ -71,7 +75,7 @@ fn to_json_level(v: &Variant) -> Value {
         Variant::Bool(b) => json!(b),
         Variant::Int(i) => json!(i),
         Variant::Float(f) => f64_json(*f),
-        Variant::String(s) | Variant::StringName(s) => json!(s),
+        Variant::String(s) | Variant::StringName(s) => gstring_json(s),
         Variant::Vector2(x) => reals(&x.to_array()),
         Variant::Vector3(x) => reals(&x.to_array()),
         Variant::Vector4(x) => reals(&x.to_array()),
@@ -144,7 +148,7 @@ fn to_json_level(v: &Variant) -> Value {
         Variant::PackedInt64Array(a) => json!(a),
         Variant::PackedFloat32Array(a) => Value::Array(a.iter().map(|f| f32_json(*f)).collect()),
         Variant::PackedFloat64Array(a) => Value::Array(a.iter().map(|f| f64_json(*f)).collect()),
-        Variant::PackedStringArray(a) => json!(a),
+        Variant::PackedStringArray(a) => Value::Array(a.iter().map(gstring_json).collect()),
         Variant::PackedVector2Array(a) => {
             Value::Array(a.iter().map(|x| reals(&x.to_array())).collect())
         }
@@ -231,7 +235,9 @@ impl Typed<'_> {
             }
             Variant::PackedInt32Array(a) => m.serialize_entry("value", a)?,
             Variant::PackedInt64Array(a) => m.serialize_entry("value", a)?,
-            Variant::PackedStringArray(a) => m.serialize_entry("value", a)?,
+            Variant::PackedStringArray(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(gstring_json)))?
+            }
             Variant::PackedFloat32Array(a) => {
                 m.serialize_entry("value", &Seq(|| a.iter().map(|f| f32_json(*f))))?
             }
@@ -285,6 +291,14 @@ impl serde::Serialize for FullObjectJson<'_> {
         let props = || self.0.properties.iter().map(|(n, v)| (n, Typed(v)));
         m.serialize_entry("properties", &Seq(props))?;
         m.end()
+    }
+}
+
+/// A string's JSON: the text, or `{"code_points": [...]}` when it is not Unicode.
+fn gstring_json(s: &GString) -> Value {
+    match s.as_str() {
+        Some(t) => Value::String(t.to_owned()),
+        None => json!({ "code_points": s.code_points().collect::<Vec<_>>() }),
     }
 }
 
@@ -392,6 +406,25 @@ impl Ctx {
 
     fn str<'v>(&self, v: &'v Value) -> R<&'v str> {
         v.as_str().map_or_else(|| self.err("expected a string"), Ok)
+    }
+
+    /// A string: JSON text, or `{"code_points": [...]}` for one that is not Unicode.
+    fn gstring(&mut self, v: &Value) -> R<GString> {
+        if let Some(s) = v.as_str() {
+            return Ok(GString::from(s));
+        }
+        let Some(points) = v.as_object().and_then(|m| m.get("code_points")) else {
+            return self.err("expected a string or {\"code_points\": [...]}");
+        };
+        self.at("code_points", |c| {
+            let points = c.list(points, |c, x| c.int_as::<u32>(x))?;
+            GString::from_code_points(points).or_else(|cp| {
+                c.err(format!(
+                    "code point {cp:#x} is above {:#x}, the largest a Godot string holds",
+                    super::gstring::MAX_CODE_POINT
+                ))
+            })
+        })
     }
 
     fn int(&self, v: &Value) -> R<i128> {
@@ -572,8 +605,8 @@ impl Ctx {
             ),
             T::Int => Variant::Int(self.int_as(v)?),
             T::Float => Variant::Float(self.f64(v)?),
-            T::String => Variant::String(self.str(v)?.to_owned()),
-            T::StringName => Variant::StringName(self.str(v)?.to_owned()),
+            T::String => Variant::String(self.gstring(v)?),
+            T::StringName => Variant::StringName(self.gstring(v)?),
             T::Vector2 => Variant::Vector2(Vector2::from_array(self.reals(v)?)),
             T::Vector3 => Variant::Vector3(Vector3::from_array(self.reals(v)?)),
             T::Vector4 => Variant::Vector4(Box::new(Vector4::from_array(self.reals(v)?))),
@@ -654,9 +687,7 @@ impl Ctx {
             T::PackedInt64Array => Variant::PackedInt64Array(self.list(v, |c, x| c.int_as(x))?),
             T::PackedFloat32Array => Variant::PackedFloat32Array(self.list(v, |c, x| c.f32(x))?),
             T::PackedFloat64Array => Variant::PackedFloat64Array(self.list(v, |c, x| c.f64(x))?),
-            T::PackedStringArray => {
-                Variant::PackedStringArray(self.list(v, |c, x| c.str(x).map(str::to_owned))?)
-            }
+            T::PackedStringArray => Variant::PackedStringArray(self.list(v, |c, x| c.gstring(x))?),
             T::PackedVector2Array => Variant::PackedVector2Array(
                 self.list(v, |c, x| c.reals(x).map(Vector2::from_array))?,
             ),

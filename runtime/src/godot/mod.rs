@@ -26,6 +26,7 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod framing;
+pub mod gstring;
 pub mod json;
 pub mod marshal;
 pub mod value;
@@ -38,6 +39,7 @@ pub use error::{
     DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, EngineError, Path, PathSegment,
 };
 pub use framing::{FrameDecoder, FrameError, Framing};
+pub use gstring::GString;
 pub use value::*;
 #[cfg(feature = "serde")]
 pub use variant_serde::{from_variant, to_variant};

@@ -20,6 +20,8 @@
 
 use std::fmt;
 
+pub use super::gstring::GString;
+
 /// Which engine generation wrote (or will read) the bytes. Nothing on the wire says so.
 ///
 /// Godot 4's minor version matters: three wire generations exist (SPEC.md §9.3), and
@@ -538,8 +540,8 @@ pub enum Variant {
     Int(i64),
     /// `float` (Godot 3 `REAL`; a double, written as `f32` when that is exact).
     Float(f64),
-    /// `String`.
-    String(String),
+    /// `String` (a [`GString`]: lossless for every string Godot 3 accepts).
+    String(GString),
     /// `Vector2`.
     Vector2(Vector2),
     /// `Vector2i` (Godot 4).
@@ -573,7 +575,7 @@ pub enum Variant {
     /// `Color`.
     Color(Color),
     /// `StringName` (Godot 4).
-    StringName(String),
+    StringName(GString),
     /// `NodePath`.
     NodePath(Box<NodePath>),
     /// `RID`: the id in Godot 4; Godot 3 carries no data (decodes to 0, any id encodes to nothing).
@@ -599,7 +601,7 @@ pub enum Variant {
     /// `PackedFloat64Array` (Godot 4).
     PackedFloat64Array(Vec<f64>),
     /// `PackedStringArray` (Godot 3 `PoolStringArray`).
-    PackedStringArray(Vec<String>),
+    PackedStringArray(Vec<GString>),
     /// `PackedVector2Array` (Godot 3 `PoolVector2Array`).
     PackedVector2Array(Vec<Vector2>),
     /// `PackedVector3Array` (Godot 3 `PoolVector3Array`).
@@ -877,7 +879,7 @@ impl Variant {
     }
 
     /// A String value.
-    pub fn string(s: impl Into<String>) -> Variant {
+    pub fn string(s: impl Into<GString>) -> Variant {
         Variant::String(s.into())
     }
 

@@ -107,6 +107,79 @@ pub mod bytes {
     }
 }
 
+/// The newtype name under which a [`GString`] that is not text passes through serde, its code
+/// points inside: [`to_variant`] makes it a `String` again, other formats see the `u32` list.
+const GSTRING_TOKEN: &str = "$def_runtime::godot::GString";
+
+/// The `String` a code-point Array stands for (see [`GSTRING_TOKEN`]).
+fn code_points_string(v: &Variant) -> Result<GString, SerdeError> {
+    let Variant::Array(a) = v else {
+        return Err(SerdeError(
+            "a GString's code points must be a sequence".into(),
+        ));
+    };
+    let points: Option<Vec<u32>> = a
+        .items
+        .iter()
+        .map(|x| match x {
+            Variant::Int(i) => u32::try_from(*i).ok(),
+            _ => None,
+        })
+        .collect();
+    let points = points.ok_or_else(|| SerdeError("a GString's code points must be u32".into()))?;
+    GString::from_code_points(points)
+        .map_err(|cp| SerdeError(format!("code point {cp:#x} is beyond any Godot string")))
+}
+
+/// Text as a `str`; other strings as their code points inside a newtype only [`to_variant`]
+/// knows (so that they stay strings there), a `u32` sequence elsewhere.
+impl Serialize for GString {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.as_str() {
+            Some(t) => s.serialize_str(t),
+            None => {
+                s.serialize_newtype_struct(GSTRING_TOKEN, &self.code_points().collect::<Vec<u32>>())
+            }
+        }
+    }
+}
+
+/// From a string, or from a sequence of code points (what [`Serialize`] writes for a string
+/// that is not Unicode).
+impl<'de> de::Deserialize<'de> for GString {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<GString, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = GString;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, or its code points")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<GString, E> {
+                Ok(GString::from(v))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<GString, E> {
+                Ok(GString::from(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GString, A::Error> {
+                let mut points = Vec::new();
+                while let Some(cp) = seq.next_element::<u32>()? {
+                    points.push(cp);
+                }
+                GString::from_code_points(points).map_err(|cp| {
+                    de::Error::custom(format!("code point {cp:#x} is beyond any Godot string"))
+                })
+            }
+            fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<GString, D::Error> {
+                <GString as de::Deserialize>::deserialize(d)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The serializer behind [`to_variant`].
 #[derive(Debug, Clone, Copy)]
 pub struct VariantSerializer;
@@ -164,7 +237,7 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::Float(v))
     }
     fn serialize_char(self, v: char) -> SR {
-        Ok(Variant::String(v.to_string()))
+        Ok(Variant::string(v.to_string()))
     }
     fn serialize_str(self, v: &str) -> SR {
         Ok(Variant::string(v))
@@ -187,8 +260,12 @@ impl ser::Serializer for VariantSerializer {
     fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> SR {
         Ok(Variant::string(variant))
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> SR {
-        to_variant(value)
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> SR {
+        let inner = to_variant(value)?;
+        if name == GSTRING_TOKEN {
+            return code_points_string(&inner).map(Variant::String);
+        }
+        Ok(inner)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -413,7 +490,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::Bool(b) => visitor.visit_bool(*b),
             Variant::Int(i) => visitor.visit_i64(*i),
             Variant::Float(f) => visitor.visit_f64(*f),
-            Variant::String(s) | Variant::StringName(s) => visitor.visit_borrowed_str(s),
+            Variant::String(s) | Variant::StringName(s) => StrDe(s).deserialize_any(visitor),
             Variant::NodePath(p) => visitor.visit_string(p.to_string()),
             Variant::Rid(id) | Variant::Object(Object::Id(id)) => visitor.visit_u64(*id),
             Variant::Signal(s) => visitor.visit_borrowed_str(&s.name),
@@ -447,7 +524,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::PackedInt64Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedFloat32Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedFloat64Array(a) => seq_of(a.iter().copied(), visitor),
-            Variant::PackedStringArray(a) => seq_of(a.iter().map(String::as_str), visitor),
+            Variant::PackedStringArray(a) => seq_of(a.iter().map(StrDe), visitor),
             Variant::PackedVector2Array(a) => {
                 seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
             }
@@ -486,14 +563,15 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
     ) -> Result<V::Value, SerdeError> {
         match self.0 {
             Variant::String(s) | Variant::StringName(s) => {
-                visitor.visit_enum(s.as_str().into_deserializer())
+                visitor.visit_enum(variant_name(s)?.into_deserializer())
             }
             Variant::Dictionary(d) if d.entries.len() == 1 => {
                 let (k, v) = &d.entries[0];
                 match k {
-                    Variant::String(name) | Variant::StringName(name) => {
-                        visitor.visit_enum(Enum { name, value: v })
-                    }
+                    Variant::String(name) | Variant::StringName(name) => visitor.visit_enum(Enum {
+                        name: variant_name(name)?,
+                        value: v,
+                    }),
                     _ => Err(SerdeError("enum variant name must be a String".into())),
                 }
             }
@@ -523,6 +601,40 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct tuple_struct map struct identifier ignored_any
+    }
+}
+
+fn variant_name(s: &GString) -> Result<&str, SerdeError> {
+    s.as_str()
+        .ok_or_else(|| SerdeError(format!("enum variant name {s:?} is not Unicode")))
+}
+
+/// A [`GString`] as serde data: a borrowed `str` when it is text, else its code points (`u32`
+/// sequence), which [`GString`]'s `Deserialize` reads back and a Rust `String` refuses.
+#[derive(Clone, Copy)]
+struct StrDe<'de>(&'de GString);
+
+impl<'de> de::Deserializer<'de> for StrDe<'de> {
+    type Error = SerdeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
+        match self.0.as_str() {
+            Some(t) => visitor.visit_borrowed_str(t),
+            None => seq_of(self.0.code_points(), visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+        enum identifier ignored_any
+    }
+}
+
+impl<'de> IntoDeserializer<'de, SerdeError> for StrDe<'de> {
+    type Deserializer = Self;
+    fn into_deserializer(self) -> Self {
+        self
     }
 }
 
