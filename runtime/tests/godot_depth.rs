@@ -133,6 +133,9 @@ fn engine_depth_survives_serde() {
     on_small_stack(|| {
         let bytes = deep_arrays_g3();
         let v = decode_exact(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap();
+        // A Variant through serde is itself.
+        assert_eq!(to_variant(&v).unwrap(), v);
+        assert_eq!(from_variant::<Variant>(&v).unwrap(), v);
         let nest: Nest = from_variant(&v).unwrap();
         let again = to_variant(&nest).unwrap();
         assert_eq!(

@@ -217,3 +217,77 @@ fn strings_beyond_unicode_survive_json_and_serde() {
     let back: Named = serde_json::from_str(&text).unwrap();
     assert_eq!(&back.name, s);
 }
+
+#[test]
+fn math_types_variants_and_packed_helpers_through_serde() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Unit {
+        pos: Vector3,
+        tint: Color,
+        cell: Vector2i,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_int32")]
+        ids: Vec<i32>,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_string")]
+        tags: Vec<String>,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_vector2")]
+        path: Vec<Vector2>,
+        extra: Variant,
+    }
+    let unit = Unit {
+        pos: Vector3::from_array([1.0, 2.0, 3.0]),
+        tint: Color::from_array([1.0, 0.5, 0.25, 1.0]),
+        cell: Vector2i { x: -1, y: 7 },
+        ids: vec![1, -2],
+        tags: vec!["a".into()],
+        path: vec![Vector2 { x: 0.5, y: 1.0 }],
+        extra: Variant::NodePath(Box::new(NodePath::parse("/root/a:b"))),
+    };
+    let v = to_variant(&unit).unwrap();
+    let Variant::Dictionary(d) = &v else {
+        panic!("{v:?}")
+    };
+    // Each field is the Godot type a Godot user expects, not an Array.
+    assert_eq!(d.get("pos"), Some(&Variant::Vector3(unit.pos)));
+    assert_eq!(d.get("tint"), Some(&Variant::Color(unit.tint)));
+    assert_eq!(d.get("cell"), Some(&Variant::Vector2i(unit.cell)));
+    assert_eq!(d.get("ids"), Some(&Variant::PackedInt32Array(vec![1, -2])));
+    assert_eq!(
+        d.get("tags"),
+        Some(&Variant::PackedStringArray(vec!["a".into()]))
+    );
+    assert_eq!(
+        d.get("path"),
+        Some(&Variant::PackedVector2Array(unit.path.clone()))
+    );
+    assert_eq!(d.get("extra"), Some(&unit.extra));
+    // Bytes by SPEC §4.1 (Godot 3 ids): Vector3 = 7, PoolIntArray = 21.
+    let g3 = EncodeOptions::new(Version::Godot3);
+    assert_eq!(
+        hex(&encode(d.get("pos").unwrap(), &g3).unwrap()),
+        "070000000000803f0000004000004040"
+    );
+    assert_eq!(
+        hex(&encode(d.get("ids").unwrap(), &g3).unwrap()),
+        "150000000200000001000000feffffff"
+    );
+    let back: Unit = from_variant(&v).unwrap();
+    assert_eq!(back, unit);
+    // A Variant is itself through to_variant / from_variant, at any nesting.
+    let deep = Variant::array(vec![Variant::dictionary(vec![(
+        Variant::Int(1),
+        Variant::Projection(Box::new(Projection([0.5; 16]))),
+    )])]);
+    assert_eq!(to_variant(&deep).unwrap(), deep);
+    assert_eq!(from_variant::<Variant>(&deep).unwrap(), deep);
+    // Other formats: math types as component lists, a Variant as its typed JSON.
+    let text = serde_json::to_string(&unit).unwrap();
+    assert!(
+        text.starts_with(
+            r#"{"pos":[1.0,2.0,3.0],"tint":[1.0,0.5,0.25,1.0],"cell":[-1,7],"ids":[1,-2]"#
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with(r#""extra":{"type":"NodePath","value":{"names":["root","a"],"subnames":["b"],"absolute":true}}}"#), "{text}");
+    let back: Unit = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, unit);
+}

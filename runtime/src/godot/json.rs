@@ -295,7 +295,7 @@ impl serde::Serialize for FullObjectJson<'_> {
 }
 
 /// A string's JSON: the text, or `{"code_points": [...]}` when it is not Unicode.
-fn gstring_json(s: &GString) -> Value {
+pub(crate) fn gstring_json(s: &GString) -> Value {
     match s.as_str() {
         Some(t) => Value::String(t.to_owned()),
         None => json!({ "code_points": s.code_points().collect::<Vec<_>>() }),
@@ -787,8 +787,8 @@ pub fn from_json(v: &Value) -> Result<Variant, JsonError> {
 const MAX_JSON_DEPTH: usize = 4 * (MAX_DEPTH + 1) + 1;
 
 /// Parses typed JSON text, at every depth [`from_json`] accepts (serde_json's own limit of 128
-/// levels is replaced by [`MAX_JSON_DEPTH`], checked before parsing, and the parser's stack
-/// grows on demand).
+/// levels is replaced by our own, 4 × ([`MAX_DEPTH`] + 1) + 1, checked before parsing, and the
+/// parser's stack grows on demand).
 pub fn from_json_str(text: &str) -> Result<Variant, JsonError> {
     let invalid = |message: String| JsonError {
         path: "/".into(),

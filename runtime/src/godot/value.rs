@@ -226,6 +226,7 @@ real_struct!(
 );
 real_struct!(
     /// `Quaternion` (Godot 3 `Quat`).
+    #[doc(alias = "Quat")]
     Quaternion {
         /// x
         x,
@@ -264,6 +265,7 @@ array_struct!(
 );
 array_struct!(
     /// `Transform3D` (Godot 3 `Transform`): the row-major basis (9) then origin x, y, z.
+    #[doc(alias = "Transform")]
     Transform3D = 12
 );
 array_struct!(
@@ -422,7 +424,7 @@ pub enum Object {
 }
 
 /// The body of a full object.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct FullObject {
     /// Engine class name, e.g. `"Reference"`.
     pub class: String,
@@ -467,7 +469,7 @@ impl ContainerType {
 }
 
 /// An `Array`, optionally typed (Godot 4.2+).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Array {
     /// Element type; always [`ContainerType::Untyped`] for Godot 3.
     pub element_type: ContainerType,
@@ -496,7 +498,7 @@ impl From<Vec<Variant>> for Array {
 /// Keys are kept as a list: decoding collapses duplicate keys exactly as the engine does (the
 /// first position is kept, the later value wins; see [`Variant::godot_key_eq`]), while a value you
 /// build yourself is written as given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Dictionary {
     /// Key type; [`ContainerType::Untyped`] unless typed.
     pub key_type: ContainerType,
@@ -538,6 +540,7 @@ pub enum Variant {
     Bool(bool),
     /// `int` (64-bit; written as 32-bit when it fits).
     Int(i64),
+    #[doc(alias = "real")]
     /// `float` (Godot 3 `REAL`; a double, written as `f32` when that is exact).
     Float(f64),
     /// `String` (a [`GString`]: lossless for every string Godot 3 accepts).
@@ -562,12 +565,14 @@ pub enum Variant {
     Vector4i(Vector4i),
     /// `Plane`.
     Plane(Box<Plane>),
+    #[doc(alias = "Quat")]
     /// `Quaternion` (Godot 3 `Quat`).
     Quaternion(Box<Quaternion>),
     /// `AABB`.
     Aabb(Box<Aabb>),
     /// `Basis`.
     Basis(Box<Basis>),
+    #[doc(alias = "Transform")]
     /// `Transform3D` (Godot 3 `Transform`).
     Transform3D(Box<Transform3D>),
     /// `Projection` (Godot 4).
@@ -590,22 +595,29 @@ pub enum Variant {
     Dictionary(Box<Dictionary>),
     /// `Array`.
     Array(Box<Array>),
+    #[doc(alias = "PoolByteArray")]
     /// `PackedByteArray` (Godot 3 `PoolByteArray`).
     PackedByteArray(Vec<u8>),
+    #[doc(alias = "PoolIntArray")]
     /// `PackedInt32Array` (Godot 3 `PoolIntArray`).
     PackedInt32Array(Vec<i32>),
     /// `PackedInt64Array` (Godot 4).
     PackedInt64Array(Vec<i64>),
+    #[doc(alias = "PoolRealArray")]
     /// `PackedFloat32Array` (Godot 3 `PoolRealArray`).
     PackedFloat32Array(Vec<f32>),
     /// `PackedFloat64Array` (Godot 4).
     PackedFloat64Array(Vec<f64>),
+    #[doc(alias = "PoolStringArray")]
     /// `PackedStringArray` (Godot 3 `PoolStringArray`).
     PackedStringArray(Vec<GString>),
+    #[doc(alias = "PoolVector2Array")]
     /// `PackedVector2Array` (Godot 3 `PoolVector2Array`).
     PackedVector2Array(Vec<Vector2>),
+    #[doc(alias = "PoolVector3Array")]
     /// `PackedVector3Array` (Godot 3 `PoolVector3Array`).
     PackedVector3Array(Vec<Vector3>),
+    #[doc(alias = "PoolColorArray")]
     /// `PackedColorArray` (Godot 3 `PoolColorArray`).
     PackedColorArray(Vec<Color>),
     /// `PackedVector4Array` (Godot 4.3+).
@@ -1167,4 +1179,29 @@ impl Drop for FullObject {
             deeper(move || drop(properties));
         }
     }
+}
+
+// Cloning and comparing recurse once per nesting level too: through `deeper` as dropping does.
+macro_rules! deep_clone_eq {
+    ($($ty:ident { $($field:ident),+ })+) => {$(
+        impl Clone for $ty {
+            fn clone(&self) -> Self {
+                deeper(|| $ty { $($field: self.$field.clone()),+ })
+            }
+        }
+
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                deeper(|| true $(&& self.$field == other.$field)+)
+            }
+        }
+
+        impl Eq for $ty {}
+    )+};
+}
+
+deep_clone_eq! {
+    Array { element_type, items }
+    Dictionary { key_type, value_type, entries }
+    FullObject { class, properties }
 }

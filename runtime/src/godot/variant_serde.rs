@@ -180,6 +180,189 @@ impl<'de> de::Deserialize<'de> for GString {
     }
 }
 
+/// Newtype names `TYPE_PREFIX` + a Godot type name (`"Vector3"`, `"PackedInt32Array"`): the
+/// math types and the packed-array helpers below pass their components under such a name, so
+/// that [`to_variant`] makes that type of them; other formats see the plain component list.
+const TYPE_PREFIX: &str = "$def_runtime::godot::";
+
+/// The newtype name under which a [`Variant`] passes through serde: [`to_variant`] /
+/// [`from_variant`] take the value as it is, other formats see its typed JSON form.
+const VARIANT_TOKEN: &str = "$def_runtime::godot::Variant";
+
+thread_local! {
+    /// Set by [`to_variant`] while a [`Variant`] serializes itself: it then hands itself over.
+    static CAPTURE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The value handed over, in either direction.
+    static HANDED: std::cell::RefCell<Option<Variant>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The Variant of `ty` whose components (or elements) `inner` lists, read as the typed JSON form
+/// reads its `value` (ints, floats, strings, component lists).
+fn typed_components(ty: VariantType, inner: &Variant) -> Result<Variant, SerdeError> {
+    // Lists stay lists; anything else is the `value` of its typed JSON form.
+    fn plain(v: &Variant) -> Result<serde_json::Value, SerdeError> {
+        Ok(match v {
+            Variant::Array(a) => {
+                serde_json::Value::Array(a.items.iter().map(plain).collect::<Result<_, _>>()?)
+            }
+            other => match super::json::to_json(other) {
+                serde_json::Value::Object(mut m) => m.remove("value").unwrap_or_default(),
+                _ => serde_json::Value::Null,
+            },
+        })
+    }
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), ty.name().into());
+    m.insert("value".into(), plain(inner)?);
+    super::json::from_json(&serde_json::Value::Object(m))
+        .map_err(|e| SerdeError(format!("as {ty}: {e}")))
+}
+
+/// A value as itself: [`to_variant`] gives it back unchanged (a clone), other serializers get
+/// its typed JSON form ([`super::json::Typed`]).
+impl Serialize for Variant {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct(VARIANT_TOKEN, &Handoff(self))
+    }
+}
+
+/// What a [`Variant`] serializes inside its newtype: itself to [`to_variant`], else its typed JSON.
+struct Handoff<'v>(&'v Variant);
+
+impl Serialize for Handoff<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if CAPTURE.with(|c| c.replace(false)) {
+            HANDED.with(|h| h.replace(Some(self.0.clone())));
+            return s.serialize_unit();
+        }
+        super::json::Typed(self.0).serialize(s)
+    }
+}
+
+/// A value as itself from [`from_variant`], else from its typed JSON form
+/// ([`super::json::from_json`]).
+impl<'de> de::Deserialize<'de> for Variant {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Variant;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Godot value in its typed JSON form")
+            }
+            fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Variant, D::Error> {
+                if let Some(v) = HANDED.with(|h| h.take()) {
+                    return Ok(v);
+                }
+                let json = <serde_json::Value as de::Deserialize>::deserialize(d)?;
+                super::json::from_json(&json).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_newtype_struct(VARIANT_TOKEN, V)
+    }
+}
+
+macro_rules! serde_components {
+    ($($ty:ident: [$elem:ty; $n:literal] = $to:expr, $from:expr;)+) => {$(
+        #[doc = concat!(
+            "The components in wire order (`[", stringify!($elem), "; ", stringify!($n),
+            "]`); [`to_variant`] makes a `", stringify!($ty), "` of them."
+        )]
+        impl Serialize for $ty {
+            fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let to: fn(&$ty) -> [$elem; $n] = $to;
+                s.serialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), &to(self))
+            }
+        }
+
+        #[doc = concat!("From its components in wire order (`[", stringify!($elem), "; ", stringify!($n), "]`).")]
+        impl<'de> de::Deserialize<'de> for $ty {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "{} components of a {}", $n, stringify!($ty))
+                    }
+                    fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                        self,
+                        d: D,
+                    ) -> Result<$ty, D::Error> {
+                        let from: fn([$elem; $n]) -> $ty = $from;
+                        <[$elem; $n] as de::Deserialize>::deserialize(d).map(from)
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$ty, A::Error> {
+                        let from: fn([$elem; $n]) -> $ty = $from;
+                        <[$elem; $n] as de::Deserialize>::deserialize(
+                            de::value::SeqAccessDeserializer::new(seq),
+                        )
+                        .map(from)
+                    }
+                }
+                d.deserialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), V)
+            }
+        }
+    )+};
+}
+
+serde_components! {
+    Vector2: [Real; 2] = Vector2::to_array, Vector2::from_array;
+    Vector3: [Real; 3] = Vector3::to_array, Vector3::from_array;
+    Vector4: [Real; 4] = Vector4::to_array, Vector4::from_array;
+    Rect2: [Real; 4] = Rect2::to_array, Rect2::from_array;
+    Plane: [Real; 4] = Plane::to_array, Plane::from_array;
+    Quaternion: [Real; 4] = Quaternion::to_array, Quaternion::from_array;
+    Aabb: [Real; 6] = Aabb::to_array, Aabb::from_array;
+    Transform2D: [Real; 6] = Transform2D::to_array, Transform2D::from_array;
+    Basis: [Real; 9] = Basis::to_array, Basis::from_array;
+    Transform3D: [Real; 12] = Transform3D::to_array, Transform3D::from_array;
+    Projection: [Real; 16] = Projection::to_array, Projection::from_array;
+    Color: [f32; 4] = Color::to_array, Color::from_array;
+    Vector2i: [i32; 2] = |v| [v.x, v.y], |[x, y]| Vector2i { x, y };
+    Vector3i: [i32; 3] = |v| [v.x, v.y, v.z], |[x, y, z]| Vector3i { x, y, z };
+    Vector4i: [i32; 4] = |v| [v.x, v.y, v.z, v.w], |[x, y, z, w]| Vector4i { x, y, z, w };
+    Rect2i: [i32; 4] = |v| [v.x, v.y, v.w, v.h], |[x, y, w, h]| Rect2i { x, y, w, h };
+}
+
+macro_rules! packed_helpers {
+    ($($module:ident: $ty:ident of $elem:literal;)+) => {$(
+        #[doc = concat!(
+            "`#[serde(with = \"def_runtime::godot::variant_serde::", stringify!($module),
+            "\")]` on a `Vec` of ", $elem, ": [`to_variant`](super::to_variant) makes a `",
+            stringify!($ty), "` of it instead of an `Array`; other formats see a plain sequence."
+        )]
+        pub mod $module {
+            use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+            /// Serializes the elements under the packed type's name.
+            pub fn serialize<T: Serialize, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), v)
+            }
+
+            /// Deserializes the elements (from the packed type, an `Array`, or any sequence).
+            pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+                d: D,
+            ) -> Result<Vec<T>, D::Error> {
+                Vec::<T>::deserialize(d)
+            }
+        }
+    )+};
+}
+
+packed_helpers! {
+    packed_int32: PackedInt32Array of "`i32` (or smaller ints)";
+    packed_int64: PackedInt64Array of "`i64` (Godot 4)";
+    packed_float32: PackedFloat32Array of "`f32`";
+    packed_float64: PackedFloat64Array of "`f64` (Godot 4)";
+    packed_string: PackedStringArray of "`String` or [`GString`](super::GString)";
+    packed_vector2: PackedVector2Array of "[`Vector2`](super::Vector2)";
+    packed_vector3: PackedVector3Array of "[`Vector3`](super::Vector3)";
+    packed_vector4: PackedVector4Array of "[`Vector4`](super::Vector4) (Godot 4.3+)";
+    packed_color: PackedColorArray of "[`Color`](super::Color)";
+}
+
 /// The serializer behind [`to_variant`].
 #[derive(Debug, Clone, Copy)]
 pub struct VariantSerializer;
@@ -261,9 +444,25 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::string(variant))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> SR {
+        if name == VARIANT_TOKEN {
+            // `Variant`'s own Serialize hands the value over (see `Handoff`).
+            CAPTURE.with(|c| c.set(true));
+            let r = value.serialize(VariantSerializer);
+            CAPTURE.with(|c| c.set(false));
+            r?;
+            return HANDED
+                .with(|h| h.take())
+                .ok_or_else(|| SerdeError("a Variant newtype without its value".into()));
+        }
         let inner = to_variant(value)?;
         if name == GSTRING_TOKEN {
             return code_points_string(&inner).map(Variant::String);
+        }
+        if let Some(ty) = name
+            .strip_prefix(TYPE_PREFIX)
+            .and_then(VariantType::from_name)
+        {
+            return typed_components(ty, &inner);
         }
         Ok(inner)
     }
@@ -549,9 +748,16 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
+        if name == VARIANT_TOKEN {
+            // `Variant`'s own Deserialize takes the value as it is (see `HANDED`).
+            HANDED.with(|h| h.replace(Some(self.0.clone())));
+            let r = visitor.visit_newtype_struct(self);
+            HANDED.with(|h| h.take());
+            return r;
+        }
         visitor.visit_newtype_struct(self)
     }
 
