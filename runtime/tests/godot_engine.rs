@@ -357,11 +357,16 @@ impl Rng {
                 self.f32(),
             ])),
             15 => {
+                // Names hold any string the engine keeps, as String does.
                 let names = (0..self.below(4))
-                    .map(|_| format!("n{}", self.below(100)))
+                    .map(|_| match self.below(3) {
+                        0 => self.gstring(),
+                        _ => format!("n{}", self.below(100)).into(),
+                    })
+                    .filter(|s: &GString| !s.is_empty())
                     .collect();
                 let subnames = (0..self.below(3))
-                    .map(|_| format!("s{}", self.below(100)))
+                    .map(|_| format!("s{}", self.below(100)).into())
                     .collect();
                 let mut p = NodePath {
                     names,
@@ -467,6 +472,11 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
         ("utf8_above_10ffff", "0400000004000000f4908080", false),
         ("utf8_5_byte", "0400000005000000f888808080000000", false),
         ("utf8_6_byte_max", "0400000006000000fdbfbfbfbfbf0000", false),
+        (
+            "utf8_surrogate_node_path",
+            "0f00000001000080000000000000000003000000eda08000",
+            false,
+        ),
         ("utf8_cesu_pair", "0400000006000000eda080edb0800000", false),
         (
             "utf8_surrogate_in_pool",

@@ -77,8 +77,8 @@ fn node_path() -> BoxedStrategy<NodePath> {
         .prop_map(|(names, subnames, absolute)| {
             let absolute = absolute && !(names.is_empty() && subnames.is_empty());
             NodePath {
-                names,
-                subnames,
+                names: names.into_iter().map(GString::from).collect(),
+                subnames: subnames.into_iter().map(GString::from).collect(),
                 absolute,
             }
         })

@@ -16,7 +16,7 @@
 //! Differences that cannot be avoided without the engine's ClassDB: a full object's class is
 //! accepted unless [`DecodeOptions::class_check`] says otherwise, and a Godot 4 `res://` script
 //! path is checked for its prefix only. Strings keep every code point Godot 3.2.3 accepts
-//! ([`GString`]), but names (classes, properties, signals, NodePath parts) are Rust `String`s:
+//! ([`GString`]), but names (classes, properties, signals) are Rust `String`s:
 //! there a code point that is not a Unicode scalar value becomes U+FFFD. A byte array whose padding is missing at
 //! the very end of the input reports the bytes actually present as consumed (the engine's
 //! `r_len` would count the absent padding).
@@ -417,7 +417,7 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
-    /// A string body that names something (class, property, signal, NodePath part): code points
+    /// A string body that names something (class, property, signal): code points
     /// that are not Unicode scalar values become U+FFFD there.
     fn text(&mut self) -> R<String> {
         self.string().map(|s| s.to_string_lossy().into_owned())
@@ -892,7 +892,7 @@ impl<'a> Reader<'a> {
         let mut path = NodePath::default();
         for i in 0..total {
             let s = self
-                .text()
+                .string()
                 .map_err(|e| e.within(PathSegment::Index(i as usize)))?;
             if i < name_count {
                 path.names.push(s);

@@ -31,7 +31,7 @@
 //!   components (`Vector2`, `Basis`, …) are `f64` (see [`Real`]).
 //! * **Strings** that are not Unicode (Godot 3 accepts surrogates and code points up to
 //!   `0x7FFF_FFFF`, see [`GString`]) are written as their code points, everywhere a string can
-//!   be (String, StringName, PackedStringArray elements).
+//!   be (String, StringName, PackedStringArray elements, NodePath names and subnames).
 //! * Math types are flat component lists in **wire order** (Basis row-major, Projection
 //!   column-major, Transform2D `x, y, origin`, Rect2/AABB position then size).
 //! * Ints may also be given as decimal strings; `NodePath` also as its text form (`"/root/a:b"`).
@@ -93,7 +93,8 @@ fn to_json_level(v: &Variant) -> Value {
         Variant::Rect2i(x) => json!([x.x, x.y, x.w, x.h]),
         Variant::Color(c) => Value::Array(c.to_array().iter().map(|f| f32_json(*f)).collect()),
         Variant::NodePath(p) => {
-            json!({ "names": p.names, "subnames": p.subnames, "absolute": p.absolute })
+            let list = |l: &[GString]| Value::Array(l.iter().map(gstring_json).collect());
+            json!({ "names": list(&p.names), "subnames": list(&p.subnames), "absolute": p.absolute })
         }
         Variant::Rid(id) => json!(id),
         Variant::Object(Object::Null) => Value::Null,
@@ -713,14 +714,10 @@ impl Ctx {
         };
         let empty = json!([]);
         let names = self.at("names", |c| {
-            c.list(m.get("names").unwrap_or(&empty), |c, x| {
-                c.str(x).map(str::to_owned)
-            })
+            c.list(m.get("names").unwrap_or(&empty), |c, x| c.gstring(x))
         })?;
         let subnames = self.at("subnames", |c| {
-            c.list(m.get("subnames").unwrap_or(&empty), |c, x| {
-                c.str(x).map(str::to_owned)
-            })
+            c.list(m.get("subnames").unwrap_or(&empty), |c, x| c.gstring(x))
         })?;
         let absolute = m.get("absolute").and_then(Value::as_bool).unwrap_or(false);
         Ok(NodePath {

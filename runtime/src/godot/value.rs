@@ -362,9 +362,9 @@ pub struct Rect2i {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct NodePath {
     /// Node names (the `/`-separated part).
-    pub names: Vec<String>,
+    pub names: Vec<GString>,
     /// Subnames (the `:`-separated property part).
-    pub subnames: Vec<String>,
+    pub subnames: Vec<GString>,
     /// Whether the path starts with `/`.
     pub absolute: bool,
 }
@@ -380,9 +380,9 @@ impl NodePath {
             .unwrap_or("")
             .split('/')
             .filter(|s| !s.is_empty())
-            .map(str::to_owned)
+            .map(GString::from)
             .collect();
-        let subnames = parts.filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        let subnames = parts.filter(|s| !s.is_empty()).map(GString::from).collect();
         NodePath {
             names,
             subnames,
@@ -402,7 +402,12 @@ impl fmt::Display for NodePath {
         if self.absolute {
             f.write_str("/")?;
         }
-        f.write_str(&self.names.join("/"))?;
+        for (i, s) in self.names.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            write!(f, "{s}")?;
+        }
         for s in &self.subnames {
             write!(f, ":{s}")?;
         }

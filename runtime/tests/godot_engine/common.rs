@@ -133,17 +133,17 @@ pub fn described(d: &Value) -> Variant {
         "Quat" => Variant::Quaternion(Box::new(Quaternion::from_array(reals(d)))),
         "AABB" => Variant::Aabb(Box::new(Aabb::from_array(reals(d)))),
         "NodePath" => {
-            let list = |plain: &str, hexed: &str| -> Vec<String> {
+            let list = |plain: &str, hexed: &str| -> Vec<GString> {
                 if let Some(a) = d[hexed].as_array() {
                     a.iter()
-                        .map(|s| String::from_utf8(unhex(s.as_str().unwrap())).unwrap())
+                        .map(|s| gstring(&serde_json::json!({ "utf8": s })))
                         .collect()
                 } else {
                     d[plain]
                         .as_array()
                         .unwrap()
                         .iter()
-                        .map(|s| s.as_str().unwrap().to_owned())
+                        .map(|s| s.as_str().unwrap().into())
                         .collect()
                 }
             };
