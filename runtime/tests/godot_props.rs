@@ -284,6 +284,74 @@ fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCas
     Ok(())
 }
 
+/// `v` as an engine of `version` holds it after reading what we wrote: container types the
+/// version has no header field for are gone (SPEC §9.3).
+fn as_read_by(v: &Variant, version: Version) -> Variant {
+    match v {
+        Variant::Array(a) => Variant::Array(Box::new(Array {
+            element_type: if version.typed_arrays() {
+                a.element_type.clone()
+            } else {
+                ContainerType::Untyped
+            },
+            items: a.items.iter().map(|x| as_read_by(x, version)).collect(),
+        })),
+        Variant::Dictionary(d) => {
+            let typed = version.typed_dictionaries();
+            let keep = |t: &ContainerType| {
+                if typed {
+                    t.clone()
+                } else {
+                    ContainerType::Untyped
+                }
+            };
+            Variant::Dictionary(Box::new(Dictionary {
+                key_type: keep(&d.key_type),
+                value_type: keep(&d.value_type),
+                entries: d
+                    .entries
+                    .iter()
+                    .map(|(k, x)| (as_read_by(k, version), as_read_by(x, version)))
+                    .collect(),
+            }))
+        }
+        Variant::Object(Object::Full(o)) => Variant::Object(Object::Full(Box::new(FullObject {
+            class: o.class.clone(),
+            properties: o
+                .properties
+                .iter()
+                .map(|(n, x)| (n.clone(), as_read_by(x, version)))
+                .collect(),
+        }))),
+        other => other.clone(),
+    }
+}
+
+/// Whether `v` holds `PackedVector4Array` as a value, or as a container type that `version`
+/// writes (it drops the others).
+fn has_vector4_array(v: &Variant, version: Version) -> bool {
+    let pv4 = |t: &ContainerType| *t == ContainerType::Builtin(VariantType::PackedVector4Array);
+    let dict_types = version.typed_dictionaries();
+    match v {
+        Variant::PackedVector4Array(_) => true,
+        Variant::Array(a) => {
+            (version.typed_arrays() && pv4(&a.element_type))
+                || a.items.iter().any(|x| has_vector4_array(x, version))
+        }
+        Variant::Dictionary(d) => {
+            (dict_types && (pv4(&d.key_type) || pv4(&d.value_type)))
+                || d.entries
+                    .iter()
+                    .any(|(k, x)| has_vector4_array(k, version) || has_vector4_array(x, version))
+        }
+        Variant::Object(Object::Full(o)) => o
+            .properties
+            .iter()
+            .any(|(_, x)| has_vector4_array(x, version)),
+        _ => false,
+    }
+}
+
 fn no_panic(bytes: &[u8]) {
     for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
@@ -316,6 +384,26 @@ proptest! {
     #[test]
     fn godot4_values_round_trip(v in variant(Version::GODOT_4_4, false)) {
         round_trip(&v, Version::GODOT_4_4, false)?;
+    }
+
+    /// Any 4.4 value written for an older 4.x: refused if it holds `PackedVector4Array` before
+    /// 4.3, else read back as that engine holds it, in the bytes 4.4 writes for that value.
+    #[test]
+    fn older_godot4_targets_read_what_is_written(v in variant(Version::GODOT_4_4, false), minor in 0u8..4) {
+        let target = Version::Godot4 { minor };
+        let enc = EncodeOptions::new(target).full_objects(true);
+        let written = encode(&v, &enc);
+        if minor < 3 && has_vector4_array(&v, target) {
+            prop_assert!(written.is_err());
+            return Ok(());
+        }
+        let bytes = written.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let expected = as_read_by(&v, target);
+        let back = decode_exact(&bytes, &DecodeOptions::new(target).allow_objects(true))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&back, &expected);
+        let newest = EncodeOptions::new(Version::GODOT_4_4).full_objects(true);
+        prop_assert_eq!(encode(&expected, &newest).unwrap(), bytes);
     }
 
     #[test]
