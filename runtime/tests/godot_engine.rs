@@ -636,6 +636,8 @@ fn probes() -> Vec<(&'static str, &'static str, bool)> {
 struct Run {
     encoded: Vec<Value>,
     decoded: Vec<Value>,
+    /// The engine's error messages, each probe's after an `@@probe <name>` line.
+    stderr: String,
 }
 
 fn run_engine(engine: &Path, input: &str) -> Run {
@@ -714,6 +716,7 @@ fn run_engine(engine: &Path, input: &str) -> Run {
     Run {
         encoded: part("encode"),
         decoded: part("decode"),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
 
@@ -826,6 +829,7 @@ fn differential_against_godot3_engine() {
         inputs.len(),
         "one engine answer per input"
     );
+    let engine_errors = engine_errors(&run.stderr);
     let mut agreed_errors = 0;
     for ((name, bytes, allow), rec) in inputs.iter().zip(&run.decoded) {
         assert_eq!(rec["name"].as_str(), Some(name.as_str()));
@@ -860,9 +864,15 @@ fn differential_against_godot3_engine() {
                 }
             }
             Err(e) => {
+                let engine_error = engine_errors.get(name.as_str()).map_or("(none)", |e| e);
                 if engine_value != Variant::Nil {
                     failures.push(format!(
                         "B {name}: we refused ({e}) but the engine decoded {engine_value:?}"
+                    ));
+                } else if engine_error != e.engine_error().name() {
+                    failures.push(format!(
+                        "B {name}: we refused with {} ({e}), the engine with {engine_error}",
+                        e.engine_error().name()
                     ));
                 } else {
                     agreed_errors += 1;
@@ -884,6 +894,29 @@ fn differential_against_godot3_engine() {
         failures.join("\n")
     );
     assert!(run.encoded.len() >= 60 && agreed_errors >= 20);
+}
+
+/// The Error the engine's decoder returned for each input, by input name: the first
+/// `Returned: ERR_…` (`ERR_FAIL_COND_V`) or `Returning: ERR_…` (`ERR_FAIL_V`) message after the
+/// input's `@@probe <name>` marker (the innermost failure; outer levels print `Returned: err`).
+fn engine_errors(stderr: &str) -> std::collections::HashMap<&str, &str> {
+    let mut out = std::collections::HashMap::new();
+    let mut current = None;
+    for line in stderr.lines() {
+        if let Some(name) = line.strip_prefix("@@probe ") {
+            current = Some(name);
+            continue;
+        }
+        let Some(name) = current else { continue };
+        let code = ["Returned: ", "Returning: "]
+            .iter()
+            .find_map(|m| line.split_once(m).map(|(_, rest)| rest))
+            .filter(|c| c.starts_with("ERR_"));
+        if let Some(code) = code {
+            out.entry(name).or_insert(code.trim_end_matches('.'));
+        }
+    }
+    out
 }
 
 /// Runs `tests/godot_engine/<script>` in the engine, which writes its result to `$GD_OUT`.

@@ -248,6 +248,9 @@ func _init():
 			var rec = parse_json(line)
 			var bytes = unhex(rec["hex"])
 			var allow = rec["allow"] == "1"
+			# The decoder's own error messages name the Error it returns
+			# ("... Returned: ERR_INVALID_DATA"): a marker before each input tells them apart.
+			printerr("@@probe " + rec["name"])
 			var spb = StreamPeerBuffer.new()
 			spb.put_32(bytes.size())
 			spb.put_data(bytes)
