@@ -795,6 +795,11 @@ fn differential_against_godot3_engine() {
                         hex(&bytes)
                     ));
                 }
+                failures.extend(
+                    other_paths(&got, &enc, &again)
+                        .into_iter()
+                        .map(|f| format!("A {name}: {f}")),
+                );
             }
             Err(e) => failures.push(format!(
                 "A {name}: we refused the engine's bytes {}: {e}",
@@ -816,6 +821,11 @@ fn differential_against_godot3_engine() {
                         hex(&full)
                     ));
                 }
+                failures.extend(
+                    other_paths(&got, &enc.full_objects(true), &again)
+                        .into_iter()
+                        .map(|f| format!("A {name} (full): {f}")),
+                );
             }
             Err(e) => failures.push(format!(
                 "A {name} (full): we refused the engine's bytes: {e}"
@@ -831,6 +841,7 @@ fn differential_against_godot3_engine() {
     );
     let engine_errors = engine_errors(&run.stderr);
     let mut agreed_errors = 0;
+    let mut through_every_path = 0;
     for ((name, bytes, allow), rec) in inputs.iter().zip(&run.decoded) {
         assert_eq!(rec["name"].as_str(), Some(name.as_str()));
         let engine_value = described(&rec["desc"]);
@@ -862,6 +873,12 @@ fn differential_against_godot3_engine() {
                         hex(&engine_reencode)
                     ));
                 }
+                failures.extend(
+                    other_paths(&ours, &enc.full_objects(*allow), &again)
+                        .into_iter()
+                        .map(|f| format!("B {name}: {f}")),
+                );
+                through_every_path += 1;
             }
             Err(e) => {
                 let engine_error = engine_errors.get(name.as_str()).map_or("(none)", |e| e);
@@ -881,10 +898,11 @@ fn differential_against_godot3_engine() {
         }
     }
     eprintln!(
-        "godot3 differential: {} engine encodings, {} engine decodes ({} refusals agreed), {} mismatches",
+        "godot3 differential: {} engine encodings, {} engine decodes ({} refusals agreed, {} values also through JSON, JSON text and serde), {} mismatches",
         run.encoded.len(),
         run.decoded.len(),
         agreed_errors,
+        through_every_path,
         failures.len()
     );
     assert!(
@@ -894,6 +912,30 @@ fn differential_against_godot3_engine() {
         failures.join("\n")
     );
     assert!(run.encoded.len() >= 60 && agreed_errors >= 20);
+}
+
+/// `v` through typed JSON (tree and text) and serde (`to_variant`, then serde_json both ways):
+/// each must encode to `bytes` (what `v` itself encodes to, checked against the engine's).
+fn other_paths(v: &Variant, enc: &EncodeOptions, bytes: &[u8]) -> Vec<String> {
+    let via_json = json::from_json(&json::to_json(v)).map_err(|e| e.to_string());
+    let text = serde_json::to_string(&json::Typed(v)).unwrap();
+    let via_text = json::from_json_str(&text).map_err(|e| e.to_string());
+    let via_serde = to_variant(v).map_err(|e| e.to_string()).and_then(|w| {
+        let t = serde_json::to_string(&w).map_err(|e| e.to_string())?;
+        serde_json::from_str::<Variant>(&t).map_err(|e| e.to_string())
+    });
+    let mut failures = Vec::new();
+    for (path, back) in [
+        ("typed JSON", via_json),
+        ("typed JSON text", via_text),
+        ("serde", via_serde),
+    ] {
+        let back = back.map(|b| encode(&b, enc).unwrap());
+        if back.as_deref() != Ok(bytes) {
+            failures.push(format!("through {path}: {back:?}"));
+        }
+    }
+    failures
 }
 
 /// The Error the engine's decoder returned for each input, by input name: the first
