@@ -15,6 +15,17 @@
 //! | structs | `Dictionary` with `String` keys, in field order |
 //! | unit enum variants | `String` (the variant name) |
 //! | other enum variants | one-entry `Dictionary` `{name: payload}` |
+//! | [`Vector2`], [`Vector3`], [`Color`], [`Basis`], … (every math type of this crate) | that type |
+//! | [`GString`] | `String` (also when it holds code points beyond Unicode) |
+//! | [`Variant`] | itself (a clone) |
+//! | `Vec<T>` marked `#[serde(with = "…::variant_serde::packed_int32")]` (`packed_int64`, `packed_float32`, `packed_float64`, `packed_string`, `packed_vector2`, `packed_vector3`, `packed_vector4`, `packed_color`) | that packed array |
+//!
+//! To other serde formats the math types are their component lists in wire order
+//! (`Vector3` → `[x, y, z]`), a [`GString`] beyond Unicode its code points, and a [`Variant`]
+//! its typed JSON form ([`super::json`]); all read back the same way.
+//!
+//! Every nesting level runs on a stack grown on demand, so values as deep as the engine allows
+//! (1024 levels) convert on any thread.
 //!
 //! A plain `Vec<u8>` is a sequence and becomes an `Array` of ints; mark it with the `bytes`
 //! module to get a `PackedByteArray`. [`from_variant`] accepts more than [`to_variant`]
