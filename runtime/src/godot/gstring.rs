@@ -45,6 +45,7 @@ impl GString {
     }
 
     /// The text, or `None` when the string holds a code point that is not a Unicode scalar value.
+    #[inline]
     pub fn as_str(&self) -> Option<&str> {
         match &self.0 {
             Repr::Text(s) => Some(s),
@@ -66,6 +67,7 @@ impl GString {
 
     /// The bytes the engine writes for this string: UTF-8, generalized to surrogates and to code
     /// points up to [`MAX_CODE_POINT`] (5- and 6-byte forms).
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
             Repr::Text(s) => s.as_bytes(),
@@ -74,16 +76,19 @@ impl GString {
     }
 
     /// Byte length of [`GString::as_bytes`].
+    #[inline]
     pub fn len(&self) -> usize {
         self.as_bytes().len()
     }
 
     /// Whether the string is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.as_bytes().is_empty()
     }
 
     /// Whether the string is text (every code point a Unicode scalar value).
+    #[inline]
     pub fn is_text(&self) -> bool {
         matches!(self.0, Repr::Text(_))
     }
@@ -157,6 +162,7 @@ fn next_code_point(b: &[u8]) -> Option<(u32, usize)> {
 }
 
 impl From<String> for GString {
+    #[inline]
     fn from(s: String) -> GString {
         GString(Repr::Text(s))
     }

@@ -53,21 +53,25 @@ impl Version {
     pub const GODOT_4_4: Version = Version::Godot4 { minor: 4 };
 
     /// Whether this is a Godot 4 version (type ids of 4.x).
+    #[inline]
     pub const fn is_godot4(self) -> bool {
         matches!(self, Version::Godot4 { .. })
     }
 
     /// Whether Array headers carry an element type (4.2+).
+    #[inline]
     pub const fn typed_arrays(self) -> bool {
         matches!(self, Version::Godot4 { minor } if minor >= 2)
     }
 
     /// Whether Dictionary headers carry key and value types (4.4+).
+    #[inline]
     pub const fn typed_dictionaries(self) -> bool {
         matches!(self, Version::Godot4 { minor } if minor >= 4)
     }
 
     /// Whether `PackedVector4Array` (id 38) exists (4.3+).
+    #[inline]
     pub const fn has_packed_vector4(self) -> bool {
         matches!(self, Version::Godot4 { minor } if minor >= 3)
     }
