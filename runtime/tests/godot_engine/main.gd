@@ -259,7 +259,8 @@ func _init():
 			out.store_line(JSON.print({
 				"part": "decode",
 				"name": rec["name"],
-				"desc": describe(v),
+				# Values deeper than GDScript's call depth are not described.
+				"desc": {"t": "deep"} if rec["name"].begins_with("deep:") else describe(v),
 				"reencode": hexs(var2bytes(v, allow)),
 			}))
 	out.store_line(JSON.print({"part": "done"}))
