@@ -1,21 +1,21 @@
 //! `defc godot`: decode Godot Variant bytes to the typed JSON form and encode it back.
 //!
 //! ```text
-//! defc godot decode [--godot 3|4] [--allow-objects] [--framing bare|stream|stream-be|base64] [--strict] HEX|-
-//! defc godot encode [--godot 3|4] [--full-objects] [--double-precision] [--framing …] JSON|-
+//! defc godot decode [--godot 3|4.0|4.2|4.3|4] [--allow-objects] [--framing bare|stream|stream-be|base64] [--strict] HEX|-
+//! defc godot encode [--godot 3|4.0|4.2|4.3|4] [--full-objects] [--double-precision] [--framing …] JSON|-
 //! ```
 //!
 //! `-` reads standard input. Decoding refuses exactly what the engine refuses (exit status 1,
 //! the error with its byte offset, path and engine error code on stderr); trailing bytes after
 //! the value are reported on stderr but accepted, as the engine does, unless `--strict`. The
-//! JSON form is documented in `def_runtime::godot::json`. `--godot` defaults to 4.
+//! JSON form is documented in `def_runtime::godot::json`. `--godot` defaults to 4 (4.4 and later; 4.1 and 4.4 are aliases of 4.0 and 4).
 
 use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use def_runtime::godot::framing::{self, FrameDecoder, Framing};
-use def_runtime::godot::json::{Typed, from_json_str, parse_hex, to_json};
+use def_runtime::godot::json::{Typed, from_json_str, parse_hex};
 use def_runtime::godot::{DecodeOptions, EncodeOptions, Variant, Version, decode};
 
 /// `defc godot` subcommands.
@@ -27,14 +27,23 @@ pub enum Cmd {
     Encode(EncodeArgs),
 }
 
-/// Engine generation.
+/// Engine generation (`4` is the newest, 4.4+).
 #[derive(Clone, Copy, ValueEnum)]
 enum GodotVersion {
     /// Godot 3.x.
     #[value(name = "3")]
     V3,
-    /// Godot 4.x.
-    #[value(name = "4")]
+    /// Godot 4.0 and 4.1: no typed containers, no PackedVector4Array.
+    #[value(name = "4.0", alias = "4.1")]
+    V4_0,
+    /// Godot 4.2: typed arrays.
+    #[value(name = "4.2")]
+    V4_2,
+    /// Godot 4.3: typed arrays, PackedVector4Array.
+    #[value(name = "4.3")]
+    V4_3,
+    /// Godot 4.4 and later: typed dictionaries too.
+    #[value(name = "4", alias = "4.4")]
     V4,
 }
 
@@ -42,7 +51,10 @@ impl From<GodotVersion> for Version {
     fn from(v: GodotVersion) -> Version {
         match v {
             GodotVersion::V3 => Version::Godot3,
-            GodotVersion::V4 => Version::Godot4,
+            GodotVersion::V4_0 => Version::GODOT_4_0,
+            GodotVersion::V4_2 => Version::GODOT_4_2,
+            GodotVersion::V4_3 => Version::GODOT_4_3,
+            GodotVersion::V4 => Version::GODOT_4_4,
         }
     }
 }
@@ -125,12 +137,6 @@ fn read_input(arg: &str) -> Result<String, String> {
     }
 }
 
-fn print_json(v: &serde_json::Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(v).map_err(|e| format!("cannot print JSON: {e}"))?;
-    println!("{text}");
-    Ok(())
-}
-
 /// Prints a value's typed JSON as it is serialized, without building the JSON tree (which takes
 /// up to 145 times the wire size).
 fn print_variant(v: &Variant) -> Result<(), String> {
@@ -175,7 +181,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
             frames.push(&bytes);
             let mut values = Vec::new();
             while let Some(v) = frames.next_value().map_err(|e| e.to_string())? {
-                values.push(to_json(&v));
+                values.push(v);
             }
             if frames.buffered() > 0 {
                 let msg = format!(
@@ -188,7 +194,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
                 eprintln!("defc godot: note: {msg}");
             }
             for v in &values {
-                print_json(v)?;
+                print_variant(v)?;
             }
             Ok(())
         }

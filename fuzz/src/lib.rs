@@ -206,7 +206,7 @@ pub fn check_godot(data: &[u8]) {
     let version = if flags & 1 == 0 {
         Version::Godot3
     } else {
-        Version::Godot4
+        Version::GODOT_4_4
     };
     let allow = flags & 2 != 0;
     let dec = DecodeOptions::new(version).allow_objects(allow);
@@ -214,7 +214,7 @@ pub fn check_godot(data: &[u8]) {
         return;
     };
     assert!(used <= bytes.len());
-    let double = version == Version::Godot4 && flags & 4 != 0;
+    let double = version == Version::GODOT_4_4 && flags & 4 != 0;
     let enc = EncodeOptions::new(version)
         .full_objects(true)
         .double_precision(double);

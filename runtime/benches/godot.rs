@@ -95,7 +95,7 @@ fn packed_payloads() -> Vec<(&'static str, Variant)> {
         ),
         (
             "PackedStringArray 16Ki",
-            Variant::PackedStringArray((0..1 << 14).map(|i| format!("item{i}")).collect()),
+            Variant::PackedStringArray((0..1 << 14).map(|i| format!("item{i}").into()).collect()),
         ),
     ]
 }
@@ -103,7 +103,7 @@ fn packed_payloads() -> Vec<(&'static str, Variant)> {
 fn bench(c: &mut Criterion) {
     let mut cases = vec![("mixed game state", mixed_payload())];
     cases.extend(packed_payloads());
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         let enc = EncodeOptions::new(version);
         let dec = DecodeOptions::new(version);
         let mut group = c.benchmark_group(format!(

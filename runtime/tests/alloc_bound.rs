@@ -158,10 +158,10 @@ fn godot() {
     use def_runtime::godot::{DecodeOptions, Version, decode};
     let words = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let repeat = |unit: &[u8], n: usize| unit.repeat(n);
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         let (array, dict, packed) = match version {
             Version::Godot3 => (0x13, 0x12, 0x14),
-            Version::Godot4 => (0x1c, 0x1b, 0x1d),
+            Version::Godot4 { .. } => (0x1c, 0x1b, 0x1d),
         };
         let n = 100_000;
         let cases: Vec<(&str, Vec<u8>)> = vec![

@@ -11,7 +11,7 @@ use def_runtime::godot::*;
 /// Peak bytes allocated (above what was live before) while decoding `input` in every mode.
 fn peak_during_decode(input: &[u8]) -> usize {
     let mut worst = 0;
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
             let opts = DecodeOptions::new(version).allow_objects(allow);
             let peak = counting::measure(|| drop(decode(input, &opts))).peak;

@@ -16,7 +16,7 @@ fn d3(h: &str) -> Result<(Variant, usize), DecodeError> {
 }
 
 fn d4(h: &str) -> Result<(Variant, usize), DecodeError> {
-    decode(&unhex(h), &DecodeOptions::new(Version::Godot4))
+    decode(&unhex(h), &DecodeOptions::new(Version::GODOT_4_4))
 }
 
 fn refused(r: Result<(Variant, usize), DecodeError>) -> DecodeError {
@@ -127,9 +127,15 @@ fn string_checks() {
     let e = refused(d4("04000000 03000000 eda08000"));
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidUtf8 { at: 0 }));
     assert_eq!(e.offset(), 8);
+    // The surrogate is kept, and written back as the engine writes it (measured: the same bytes).
+    let surrogate = d3("04000000 03000000 eda08000").unwrap().0;
     assert_eq!(
-        d3("04000000 03000000 eda08000").unwrap().0,
-        Variant::string("\u{FFFD}")
+        surrogate,
+        Variant::String(GString::from_code_points([0xD800]).unwrap())
+    );
+    assert_eq!(
+        encode(&surrogate, &EncodeOptions::new(Version::Godot3)).unwrap(),
+        unhex("04000000 03000000 eda08000")
     );
     assert_eq!(
         d3("04000000 03000000 e09fbf00").unwrap().0,
@@ -222,7 +228,7 @@ fn object_checks() {
         Variant::Object(Object::Null)
     );
     // Godot 4: `script` must be NIL or a res:// path.
-    let allow4 = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    let allow4 = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
     let obj4 = |script: &str| {
         format!("18000000 01000000 41000000 01000000 06000000 73637269 70740000 {script}")
     };
@@ -330,7 +336,7 @@ fn packed_array_checks() {
 
 #[test]
 fn godot4_specifics() {
-    let enc4 = EncodeOptions::new(Version::Godot4);
+    let enc4 = EncodeOptions::new(Version::GODOT_4_4);
     // Typed containers: builtin id checked; class/script names become EncodedObjectAsID
     // unless objects are allowed / full objects written.
     assert!(matches!(
@@ -352,7 +358,7 @@ fn godot4_specifics() {
     );
     let full = encode(&script, &enc4.full_objects(true)).unwrap();
     assert_eq!(hex(&full[..4]), "1c000300");
-    let allow4 = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    let allow4 = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
     assert_eq!(decode(&full, &allow4).unwrap().0, script);
     let bad_path = "1c000300 05000000 612e676400000000 00000000";
     assert!(matches!(

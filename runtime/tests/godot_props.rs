@@ -42,6 +42,26 @@ fn text() -> BoxedStrategy<String> {
     "[a-zA-Z0-9 _./:é✓日😀]{0,12}".boxed()
 }
 
+/// Strings of the version: Godot 3 also holds code points that are not Unicode scalar values
+/// (surrogates, up to 0x7FFF_FFFF; never NUL, which ends a string on the wire).
+fn gstring(version: Version) -> BoxedStrategy<GString> {
+    let unicode = text().prop_map(GString::from).boxed();
+    if version.is_godot4() {
+        return unicode;
+    }
+    let point = prop_oneof![
+        0x20u32..0x80,
+        0xD800u32..0xE000,
+        0x80u32..0x11_0000,
+        0x11_0000u32..=0x7FFF_FFFF,
+    ];
+    prop_oneof![
+        unicode,
+        vec(point, 0..6).prop_map(|p| GString::from_code_points(p).unwrap())
+    ]
+    .boxed()
+}
+
 fn color() -> BoxedStrategy<Color> {
     [f32s(), f32s(), f32s(), f32s()]
         .prop_map(Color::from_array)
@@ -57,8 +77,8 @@ fn node_path() -> BoxedStrategy<NodePath> {
         .prop_map(|(names, subnames, absolute)| {
             let absolute = absolute && !(names.is_empty() && subnames.is_empty());
             NodePath {
-                names,
-                subnames,
+                names: names.into_iter().map(GString::from).collect(),
+                subnames: subnames.into_iter().map(GString::from).collect(),
                 absolute,
             }
         })
@@ -76,7 +96,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
             .prop_map(|b| Variant::Float(f64::from_bits(b)))
             .boxed(),
         any::<f32>().prop_map(|f| Variant::Float(f.into())).boxed(),
-        text().prop_map(Variant::String).boxed(),
+        gstring(version).prop_map(Variant::String).boxed(),
         reals::<2>(d)
             .prop_map(|a| Variant::Vector2(Vector2::from_array(a)))
             .boxed(),
@@ -120,7 +140,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
         vec(f32s(), 0..6)
             .prop_map(Variant::PackedFloat32Array)
             .boxed(),
-        vec(text(), 0..5)
+        vec(gstring(version), 0..5)
             .prop_map(Variant::PackedStringArray)
             .boxed(),
         vec(reals::<2>(d), 0..4)
@@ -139,7 +159,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
     ];
     match version {
         Version::Godot3 => s.push(Just(Variant::Rid(0)).boxed()),
-        Version::Godot4 => s.extend([
+        Version::Godot4 { .. } => s.extend([
             any::<u64>().prop_map(Variant::Rid).boxed(),
             any::<[i32; 2]>()
                 .prop_map(|[x, y]| Variant::Vector2i(Vector2i { x, y }))
@@ -159,7 +179,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
             reals::<16>(d)
                 .prop_map(|a| Variant::Projection(Box::new(Projection(a))))
                 .boxed(),
-            text().prop_map(Variant::StringName).boxed(),
+            gstring(version).prop_map(Variant::StringName).boxed(),
             Just(Variant::Callable).boxed(),
             (text(), any::<u64>())
                 .prop_map(|(name, object)| Variant::Signal(Box::new(Signal { name, object })))
@@ -183,7 +203,7 @@ fn leaf(version: Version, double: bool) -> BoxedStrategy<Variant> {
 fn container_type(version: Version) -> BoxedStrategy<ContainerType> {
     match version {
         Version::Godot3 => Just(ContainerType::Untyped).boxed(),
-        Version::Godot4 => prop_oneof![
+        Version::Godot4 { .. } => prop_oneof![
             3 => Just(ContainerType::Untyped),
             1 => proptest::sample::select(VariantType::ALL).prop_map(ContainerType::Builtin),
             1 => "[A-Z][a-z]{0,6}".prop_map(ContainerType::Class),
@@ -264,8 +284,76 @@ fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCas
     Ok(())
 }
 
+/// `v` as an engine of `version` holds it after reading what we wrote: container types the
+/// version has no header field for are gone (SPEC §9.3).
+fn as_read_by(v: &Variant, version: Version) -> Variant {
+    match v {
+        Variant::Array(a) => Variant::Array(Box::new(Array {
+            element_type: if version.typed_arrays() {
+                a.element_type.clone()
+            } else {
+                ContainerType::Untyped
+            },
+            items: a.items.iter().map(|x| as_read_by(x, version)).collect(),
+        })),
+        Variant::Dictionary(d) => {
+            let typed = version.typed_dictionaries();
+            let keep = |t: &ContainerType| {
+                if typed {
+                    t.clone()
+                } else {
+                    ContainerType::Untyped
+                }
+            };
+            Variant::Dictionary(Box::new(Dictionary {
+                key_type: keep(&d.key_type),
+                value_type: keep(&d.value_type),
+                entries: d
+                    .entries
+                    .iter()
+                    .map(|(k, x)| (as_read_by(k, version), as_read_by(x, version)))
+                    .collect(),
+            }))
+        }
+        Variant::Object(Object::Full(o)) => Variant::Object(Object::Full(Box::new(FullObject {
+            class: o.class.clone(),
+            properties: o
+                .properties
+                .iter()
+                .map(|(n, x)| (n.clone(), as_read_by(x, version)))
+                .collect(),
+        }))),
+        other => other.clone(),
+    }
+}
+
+/// Whether `v` holds `PackedVector4Array` as a value, or as a container type that `version`
+/// writes (it drops the others).
+fn has_vector4_array(v: &Variant, version: Version) -> bool {
+    let pv4 = |t: &ContainerType| *t == ContainerType::Builtin(VariantType::PackedVector4Array);
+    let dict_types = version.typed_dictionaries();
+    match v {
+        Variant::PackedVector4Array(_) => true,
+        Variant::Array(a) => {
+            (version.typed_arrays() && pv4(&a.element_type))
+                || a.items.iter().any(|x| has_vector4_array(x, version))
+        }
+        Variant::Dictionary(d) => {
+            (dict_types && (pv4(&d.key_type) || pv4(&d.value_type)))
+                || d.entries
+                    .iter()
+                    .any(|(k, x)| has_vector4_array(k, version) || has_vector4_array(x, version))
+        }
+        Variant::Object(Object::Full(o)) => o
+            .properties
+            .iter()
+            .any(|(_, x)| has_vector4_array(x, version)),
+        _ => false,
+    }
+}
+
 fn no_panic(bytes: &[u8]) {
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
             if let Ok((v, used)) = decode(bytes, &DecodeOptions::new(version).allow_objects(allow))
             {
@@ -294,13 +382,33 @@ proptest! {
     }
 
     #[test]
-    fn godot4_values_round_trip(v in variant(Version::Godot4, false)) {
-        round_trip(&v, Version::Godot4, false)?;
+    fn godot4_values_round_trip(v in variant(Version::GODOT_4_4, false)) {
+        round_trip(&v, Version::GODOT_4_4, false)?;
+    }
+
+    /// Any 4.4 value written for an older 4.x: refused if it holds `PackedVector4Array` before
+    /// 4.3, else read back as that engine holds it, in the bytes 4.4 writes for that value.
+    #[test]
+    fn older_godot4_targets_read_what_is_written(v in variant(Version::GODOT_4_4, false), minor in 0u8..4) {
+        let target = Version::Godot4 { minor };
+        let enc = EncodeOptions::new(target).full_objects(true);
+        let written = encode(&v, &enc);
+        if minor < 3 && has_vector4_array(&v, target) {
+            prop_assert!(written.is_err());
+            return Ok(());
+        }
+        let bytes = written.map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let expected = as_read_by(&v, target);
+        let back = decode_exact(&bytes, &DecodeOptions::new(target).allow_objects(true))
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&back, &expected);
+        let newest = EncodeOptions::new(Version::GODOT_4_4).full_objects(true);
+        prop_assert_eq!(encode(&expected, &newest).unwrap(), bytes);
     }
 
     #[test]
-    fn godot4_double_precision_round_trip(v in variant(Version::Godot4, true)) {
-        round_trip(&v, Version::Godot4, true)?;
+    fn godot4_double_precision_round_trip(v in variant(Version::GODOT_4_4, true)) {
+        round_trip(&v, Version::GODOT_4_4, true)?;
     }
 
     #[test]
@@ -315,8 +423,8 @@ proptest! {
     }
 
     #[test]
-    fn mutated_encodings_never_panic(v in variant(Version::Godot4, false), flips in vec((any::<usize>(), any::<u8>()), 1..6)) {
-        for version in [Version::Godot3, Version::Godot4] {
+    fn mutated_encodings_never_panic(v in variant(Version::GODOT_4_4, false), flips in vec((any::<usize>(), any::<u8>()), 1..6)) {
+        for version in [Version::Godot3, Version::GODOT_4_4] {
             let Ok(mut bytes) = encode(&v, &EncodeOptions::new(version).full_objects(true)) else { continue };
             for (at, x) in &flips {
                 let n = bytes.len();
@@ -327,9 +435,9 @@ proptest! {
     }
 
     #[test]
-    fn truncated_encodings_are_refused_or_shorter(v in variant(Version::Godot4, false)) {
-        let bytes = encode(&v, &EncodeOptions::new(Version::Godot4).full_objects(true)).unwrap();
-        let opts = DecodeOptions::new(Version::Godot4).allow_objects(true);
+    fn truncated_encodings_are_refused_or_shorter(v in variant(Version::GODOT_4_4, false)) {
+        let bytes = encode(&v, &EncodeOptions::new(Version::GODOT_4_4).full_objects(true)).unwrap();
+        let opts = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
         for cut in 0..bytes.len() {
             match decode(&bytes[..cut], &opts) {
                 Err(_) => {}
@@ -391,9 +499,9 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
     // (one level, version, allow_objects, offset of the first child inside a level)
     let cases: [(&[u8], Version, bool, usize); 5] = [
         (ARRAY_OF_ONE_G3, Version::Godot3, false, 8),
-        (ARRAY_OF_ONE_G4, Version::Godot4, false, 8),
+        (ARRAY_OF_ONE_G4, Version::GODOT_4_4, false, 8),
         (dict_g3, Version::Godot3, false, 8),
-        (typed_g4, Version::Godot4, false, 12),
+        (typed_g4, Version::GODOT_4_4, false, 12),
         (object_g3, Version::Godot3, true, 24),
     ];
     for (prefix, version, allow, child) in cases {
@@ -449,12 +557,12 @@ fn deep_decode_fits_a_small_stack() {
     std::thread::Builder::new()
         .stack_size(64 * 1024)
         .spawn(move || {
-            let err = decode(&bytes, &DecodeOptions::new(Version::Godot4)).unwrap_err();
+            let err = decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4)).unwrap_err();
             assert!(matches!(err.kind(), DecodeErrorKind::TooDeep { .. }));
             let ok = nested(ARRAY_OF_ONE_G4, 1024, &[0x1c, 0, 0, 0, 0, 0, 0, 0]);
-            let (v, _) = decode(&ok, &DecodeOptions::new(Version::Godot4)).unwrap();
+            let (v, _) = decode(&ok, &DecodeOptions::new(Version::GODOT_4_4)).unwrap();
             assert_eq!(
-                encode(&v, &EncodeOptions::new(Version::Godot4)).unwrap(),
+                encode(&v, &EncodeOptions::new(Version::GODOT_4_4)).unwrap(),
                 ok
             );
             v
@@ -492,8 +600,8 @@ fn many_container_keys_decode_in_linear_time() {
     };
     let cases = [
         (build(0x12, &|i| vec![0x13, 1, 2, i]), Version::Godot3),
-        (build(0x1b, &|i| vec![0x1c, 1, 2, i]), Version::Godot4),
-        (build(0x1b, &|i| vec![0x1b, 1, 2, i, 0]), Version::Godot4),
+        (build(0x1b, &|i| vec![0x1c, 1, 2, i]), Version::GODOT_4_4),
+        (build(0x1b, &|i| vec![0x1b, 1, 2, i, 0]), Version::GODOT_4_4),
     ];
     let start = std::time::Instant::now();
     for (bytes, version) in &cases {

@@ -79,7 +79,7 @@ fn struct_round_trip_and_layout() {
     let back: Player = from_variant(&v).unwrap();
     assert_eq!(back, p);
     // Through the wire and back, both versions.
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         let bytes = encode(&v, &EncodeOptions::new(version)).unwrap();
         let (w, _) = decode(&bytes, &DecodeOptions::new(version)).unwrap();
         assert_eq!(from_variant::<Player>(&w).unwrap(), p);
@@ -172,4 +172,122 @@ fn enums_options_and_errors() {
     )]))
     .unwrap();
     assert_eq!(map[&2], "two");
+}
+
+#[test]
+fn strings_beyond_unicode_survive_json_and_serde() {
+    // What the 3.2.3 engine decodes and writes back unchanged (a CESU-8 pair, a 6-byte form):
+    // the same bytes must come back through every path.
+    let wire = unhex("040000000c000000eda080edb080fdbfbfbfbfbf");
+    let g3 = Version::Godot3;
+    let (v, _) = decode(&wire, &DecodeOptions::new(g3)).unwrap();
+    let Variant::String(s) = &v else {
+        panic!("{v:?}")
+    };
+    assert_eq!(
+        s.code_points().collect::<Vec<_>>(),
+        [0xD800, 0xDC00, 0x7FFF_FFFF]
+    );
+    let enc = |v: &Variant| hex(&encode(v, &EncodeOptions::new(g3)).unwrap());
+    let json = json::to_json(&v);
+    assert_eq!(
+        json,
+        serde_json::json!({"type": "String", "value": {"code_points": [0xD800, 0xDC00, 0x7FFF_FFFF]}})
+    );
+    assert_eq!(enc(&json::from_json(&json).unwrap()), hex(&wire));
+    let text = serde_json::to_string(&json::Typed(&v)).unwrap();
+    assert_eq!(enc(&json::from_json_str(&text).unwrap()), hex(&wire));
+    // serde: a GString field keeps it; a Rust String cannot hold it and says so.
+    #[derive(Serialize, Deserialize)]
+    struct Named {
+        name: GString,
+    }
+    let named = Named { name: s.clone() };
+    let as_variant = to_variant(&named).unwrap();
+    assert_eq!(
+        as_variant,
+        Variant::dictionary(vec![(Variant::string("name"), v.clone())])
+    );
+    let back: Named = from_variant(&as_variant).unwrap();
+    assert_eq!(&back.name, s);
+    assert!(from_variant::<String>(&v).is_err());
+    // Other formats see the code points.
+    let text = serde_json::to_string(&named).unwrap();
+    assert_eq!(text, r#"{"name":[55296,56320,2147483647]}"#);
+    let back: Named = serde_json::from_str(&text).unwrap();
+    assert_eq!(&back.name, s);
+}
+
+#[test]
+fn math_types_variants_and_packed_helpers_through_serde() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Unit {
+        pos: Vector3,
+        tint: Color,
+        cell: Vector2i,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_int32")]
+        ids: Vec<i32>,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_string")]
+        tags: Vec<String>,
+        #[serde(with = "def_runtime::godot::variant_serde::packed_vector2")]
+        path: Vec<Vector2>,
+        extra: Variant,
+    }
+    let unit = Unit {
+        pos: Vector3::from_array([1.0, 2.0, 3.0]),
+        tint: Color::from_array([1.0, 0.5, 0.25, 1.0]),
+        cell: Vector2i { x: -1, y: 7 },
+        ids: vec![1, -2],
+        tags: vec!["a".into()],
+        path: vec![Vector2 { x: 0.5, y: 1.0 }],
+        extra: Variant::NodePath(Box::new(NodePath::parse("/root/a:b"))),
+    };
+    let v = to_variant(&unit).unwrap();
+    let Variant::Dictionary(d) = &v else {
+        panic!("{v:?}")
+    };
+    // Each field is the Godot type a Godot user expects, not an Array.
+    assert_eq!(d.get("pos"), Some(&Variant::Vector3(unit.pos)));
+    assert_eq!(d.get("tint"), Some(&Variant::Color(unit.tint)));
+    assert_eq!(d.get("cell"), Some(&Variant::Vector2i(unit.cell)));
+    assert_eq!(d.get("ids"), Some(&Variant::PackedInt32Array(vec![1, -2])));
+    assert_eq!(
+        d.get("tags"),
+        Some(&Variant::PackedStringArray(vec!["a".into()]))
+    );
+    assert_eq!(
+        d.get("path"),
+        Some(&Variant::PackedVector2Array(unit.path.clone()))
+    );
+    assert_eq!(d.get("extra"), Some(&unit.extra));
+    // Bytes by SPEC §4.1 (Godot 3 ids): Vector3 = 7, PoolIntArray = 21.
+    let g3 = EncodeOptions::new(Version::Godot3);
+    assert_eq!(
+        hex(&encode(d.get("pos").unwrap(), &g3).unwrap()),
+        "070000000000803f0000004000004040"
+    );
+    assert_eq!(
+        hex(&encode(d.get("ids").unwrap(), &g3).unwrap()),
+        "150000000200000001000000feffffff"
+    );
+    let back: Unit = from_variant(&v).unwrap();
+    assert_eq!(back, unit);
+    // A Variant is itself through to_variant / from_variant, at any nesting.
+    let deep = Variant::array(vec![Variant::dictionary(vec![(
+        Variant::Int(1),
+        Variant::Projection(Box::new(Projection([0.5; 16]))),
+    )])]);
+    assert_eq!(to_variant(&deep).unwrap(), deep);
+    assert_eq!(from_variant::<Variant>(&deep).unwrap(), deep);
+    // Other formats: math types as component lists, a Variant as its typed JSON.
+    let text = serde_json::to_string(&unit).unwrap();
+    assert!(
+        text.starts_with(
+            r#"{"pos":[1.0,2.0,3.0],"tint":[1.0,0.5,0.25,1.0],"cell":[-1,7],"ids":[1,-2]"#
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with(r#""extra":{"type":"NodePath","value":{"names":["root","a"],"subnames":["b"],"absolute":true}}}"#), "{text}");
+    let back: Unit = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, unit);
 }

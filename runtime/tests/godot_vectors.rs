@@ -194,8 +194,8 @@ fn godot4_engine_test_vectors() {
         return;
     };
     let vectors: Vec<Value> = serde_json::from_str(&text).unwrap();
-    let opts = DecodeOptions::new(Version::Godot4);
-    let enc = EncodeOptions::new(Version::Godot4);
+    let opts = DecodeOptions::new(Version::GODOT_4_4);
+    let enc = EncodeOptions::new(Version::GODOT_4_4);
     let mut checked = 0;
     for vec in &vectors {
         let h = vec["hex"].as_str().unwrap();

@@ -12,7 +12,7 @@ fn words(w: &[u32]) -> Vec<u8> {
 }
 
 fn all_modes() -> impl Iterator<Item = DecodeOptions> {
-    [Version::Godot3, Version::Godot4]
+    [Version::Godot3, Version::GODOT_4_4]
         .into_iter()
         .flat_map(|v| [false, true].map(|a| DecodeOptions::new(v).allow_objects(a)))
 }
@@ -21,7 +21,7 @@ fn ids(v: Version) -> (u32, u32, u32) {
     // (array, dictionary, packed byte array)
     match v {
         Version::Godot3 => (19, 18, 20),
-        Version::Godot4 => (28, 27, 29),
+        Version::Godot4 { .. } => (28, 27, 29),
     }
 }
 
@@ -147,14 +147,14 @@ fn dictionary_keys_nested_300_deep_with_an_index_at_every_level_fit_a_small_stac
     top.extend((0..16).map(|i| (Variant::Int(100 + i), Variant::Nil)));
     let bytes = encode(
         &Variant::dictionary(top),
-        &EncodeOptions::new(Version::Godot4),
+        &EncodeOptions::new(Version::GODOT_4_4),
     )
     .expect("encodes");
     let got = std::thread::Builder::new()
         .stack_size(64 << 10)
         .spawn(move || {
             // The value goes back to the main thread to be dropped (dropping recurses).
-            decode(&bytes, &DecodeOptions::new(Version::Godot4))
+            decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4))
                 .expect("decodes")
                 .0
         })

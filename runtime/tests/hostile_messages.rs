@@ -10,7 +10,7 @@ use def_runtime::tera::dynamic::{Definition, Missing};
 
 #[test]
 fn base64_errors_give_the_byte_offset() {
-    let o = DecodeOptions::new(Version::Godot4);
+    let o = DecodeOptions::new(Version::GODOT_4_4);
     let e = from_base64("  AAAA!AAA", &o)
         .expect_err("bad symbol")
         .to_string();

@@ -165,7 +165,7 @@ fn keys() -> Vec<Key> {
         ("Array", true, |i| {
             Variant::array(vec![Variant::Int(i as i64), Variant::Nil])
         }),
-        ("String", true, |i| Variant::String(format!("k{i}"))),
+        ("String", true, |i| Variant::string(format!("k{i}"))),
     ];
     keys
 }
@@ -178,7 +178,7 @@ fn godot_key_hash_spreads_every_key_type() {
     use def_runtime::__private::godot_key_hash;
     let _s = counting::serial();
     for (name, in_g3, key) in keys() {
-        for version in [Version::Godot3, Version::Godot4] {
+        for version in [Version::Godot3, Version::GODOT_4_4] {
             if version == Version::Godot3 && !in_g3 {
                 continue;
             }
@@ -203,7 +203,7 @@ fn godot_dictionaries_decode_in_linear_time() {
         if !matches!(name, "Color" | "NodePath" | "Dictionary") {
             continue;
         }
-        let mut versions = vec![Version::Godot4];
+        let mut versions = vec![Version::GODOT_4_4];
         if in_g3 {
             versions.push(Version::Godot3);
         }
@@ -250,7 +250,7 @@ fn godot_keys_equal_as_the_engine_says_collapse_through_the_hash() {
     use godot::*;
     let _s = counting::serial();
     let nan2 = f32::from_bits(0x7fc0_0001);
-    for version in [Version::Godot3, Version::Godot4] {
+    for version in [Version::Godot3, Version::GODOT_4_4] {
         let mut entries: Vec<(Variant, Variant)> =
             (0..20).map(|i| (Variant::Int(i), Variant::Nil)).collect();
         let pairs = [
@@ -514,8 +514,8 @@ fn godot_typed_json_streams_within_a_small_multiple() {
     let _s = counting::serial();
     // 200 000 Nils in an Array: 800 kB of wire.
     let v = Variant::array(vec![Variant::Nil; 200_000]);
-    let wire = godot::encode(&v, &EncodeOptions::new(Version::Godot4)).expect("encodes");
-    let (v, _) = godot::decode(&wire, &DecodeOptions::new(Version::Godot4)).expect("decodes");
+    let wire = godot::encode(&v, &EncodeOptions::new(Version::GODOT_4_4)).expect("encodes");
+    let (v, _) = godot::decode(&wire, &DecodeOptions::new(Version::GODOT_4_4)).expect("decodes");
     let tree = counting::measure(|| drop(to_json(&v)));
     let mut sink = Counter(0);
     let streamed = counting::measure(|| {

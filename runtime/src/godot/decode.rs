@@ -15,14 +15,16 @@
 //!
 //! Differences that cannot be avoided without the engine's ClassDB: a full object's class is
 //! accepted unless [`DecodeOptions::class_check`] says otherwise, and a Godot 4 `res://` script
-//! path is checked for its prefix only. Godot 3.2.3 accepts UTF-8-encoded surrogates, which a
-//! Rust `String` cannot hold: they decode to U+FFFD. A byte array whose padding is missing at
+//! path is checked for its prefix only. Strings keep every code point Godot 3.2.3 accepts
+//! ([`GString`]), but names (classes, properties, signals) are Rust `String`s:
+//! there a code point that is not a Unicode scalar value becomes U+FFFD. A byte array whose padding is missing at
 //! the very end of the input reports the bytes actually present as consumed (the engine's
 //! `r_len` would count the absent padding).
 
 use std::collections::HashMap;
 
 use super::error::{DecodeError, DecodeErrorKind, PathSegment, key_label};
+use super::gstring::push_code_point;
 use super::value::*;
 
 /// The engine's `MAX_RECURSION_DEPTH`.
@@ -39,8 +41,19 @@ pub struct DecodeOptions {
     /// Depth limit, at most (and by default) [`MAX_DEPTH`]; larger values are clamped.
     pub max_depth: usize,
     /// Stands in for the engine's `ClassDB` when objects are allowed: a full object whose class
-    /// this function refuses fails with [`DecodeErrorKind::ClassUnavailable`]. `None` accepts all.
+    /// this function refuses fails with [`DecodeErrorKind::ClassUnavailable`]. `None` (the
+    /// default) accepts all; [`godot3_class_check`] is Godot 3.2.3's own list.
     pub class_check: Option<fn(&str) -> bool>,
+}
+
+/// Whether a stock Godot 3.2.3 engine can instantiate `class` (`ClassDB.can_instance`), the
+/// check its decoder makes before building a full object: as [`DecodeOptions::class_check`],
+/// unknown and abstract classes are refused with `ERR_UNAVAILABLE`, as the engine does. The
+/// list (512 classes) was generated from the real engine and is checked against it by
+/// `tests/godot_engine.rs`; classes added by GDNative modules or engine builds with other
+/// modules are not in it.
+pub fn godot3_class_check(class: &str) -> bool {
+    super::classes::GODOT3_CLASSES.binary_search(&class).is_ok()
 }
 
 impl DecodeOptions {
@@ -133,7 +146,7 @@ const BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
 /// The engine's `String::parse_utf8` on a string body: BOM dropped, stop at the first NUL,
 /// version-specific validity. Returns the offset of the first bad byte on failure.
-pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<String, usize> {
+pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<GString, usize> {
     let (body, base) = if bytes.starts_with(BOM) {
         (&bytes[3..], 3)
     } else {
@@ -142,8 +155,8 @@ pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<String, usize
     let end = body.iter().position(|&b| b == 0).unwrap_or(body.len());
     let body = &body[..end];
     match std::str::from_utf8(body) {
-        Ok(s) => Ok(s.to_owned()),
-        Err(e) if version == Version::Godot4 => Err(base + e.valid_up_to()),
+        Ok(s) => Ok(GString::from(s)),
+        Err(e) if version.is_godot4() => Err(base + e.valid_up_to()),
         Err(_) => godot3_utf8(body).map_err(|at| base + at),
     }
 }
@@ -151,10 +164,11 @@ pub(crate) fn parse_utf8(bytes: &[u8], version: Version) -> Result<String, usize
 /// Godot 3.2.3's `String::parse_utf8` (checked against the engine by the differential test):
 /// lead bytes up to the old 5- and 6-byte forms are accepted, continuation bytes must be
 /// `10xxxxxx`, `C0`/`C1` leads are refused, and longer overlong forms are refused only when the
-/// first two continuation bits are all zero (the engine's own, partial check). Code points a
-/// Rust `char` cannot hold (surrogates, above U+10FFFF) become U+FFFD.
-fn godot3_utf8(body: &[u8]) -> Result<String, usize> {
-    let mut out = String::with_capacity(body.len());
+/// first two continuation bits are all zero (the engine's own, partial check). Every code point
+/// is kept (surrogates, above U+10FFFF: see [`GString`]), written back in its shortest form as
+/// the engine writes it.
+fn godot3_utf8(body: &[u8]) -> Result<GString, usize> {
+    let mut out = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
         let c = body[i];
@@ -168,7 +182,7 @@ fn godot3_utf8(body: &[u8]) -> Result<String, usize> {
             _ => return Err(i),
         };
         if len == 1 {
-            out.push(char::from(c));
+            out.push(c);
             i += 1;
             continue;
         }
@@ -183,10 +197,10 @@ fn godot3_utf8(body: &[u8]) -> Result<String, usize> {
             }
             cp = (cp << 6) | u32::from(b & 0x3F);
         }
-        out.push(char::from_u32(cp).unwrap_or('\u{FFFD}'));
+        push_code_point(&mut out, cp);
         i += len;
     }
-    Ok(out)
+    Ok(GString::from_canonical(out))
 }
 
 /// What reading a header gave: a whole value, or a container whose children follow.
@@ -403,8 +417,14 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// A string body that names something (class, property, signal): code points
+    /// that are not Unicode scalar values become U+FFFD there.
+    fn text(&mut self) -> R<String> {
+        self.string().map(|s| s.to_string_lossy().into_owned())
+    }
+
     /// `_decode_string`.
-    fn string(&mut self) -> R<String> {
+    fn string(&mut self) -> R<GString> {
         let start = self.pos;
         let n = self.u32("string length")? as i32;
         if n < 0 {
@@ -458,7 +478,7 @@ impl<'a> Reader<'a> {
                 }
             }
             2 => {
-                let name = self.string()?;
+                let name = self.text()?;
                 Ok(ContainerType::Class(if self.opts.allow_objects {
                     name
                 } else {
@@ -466,7 +486,7 @@ impl<'a> Reader<'a> {
                 }))
             }
             3 => {
-                let path = self.string()?;
+                let path = self.text()?;
                 if !self.opts.allow_objects {
                     Ok(ContainerType::Class(AS_ID_CLASS.to_owned()))
                 } else if path.starts_with("res://") {
@@ -498,7 +518,7 @@ impl<'a> Reader<'a> {
                 name: name @ None, ..
             }) = stack.last_mut()
             {
-                let s = self.string()?;
+                let s = self.text()?;
                 *name = Some((s, self.pos));
             }
             let mut v = match self.start(stack.len())? {
@@ -551,7 +571,8 @@ impl<'a> Reader<'a> {
         };
         match ty {
             VariantType::Array => {
-                let element_type = if version == Version::Godot4 {
+                // Decoders before 4.2 ignore the type bits and read the next word as the count.
+                let element_type = if version.typed_arrays() {
                     self.container_type(flags & 3)
                         .map_err(|e| e.within(PathSegment::Part("element type")))?
                 } else {
@@ -567,7 +588,7 @@ impl<'a> Reader<'a> {
                 }))
             }
             VariantType::Dictionary => {
-                let (key_type, value_type) = if version == Version::Godot4 {
+                let (key_type, value_type) = if version.typed_dictionaries() {
                     let k = self
                         .container_type(flags & 3)
                         .map_err(|e| e.within(PathSegment::Part("key type")))?;
@@ -610,7 +631,7 @@ impl<'a> Reader<'a> {
             return Err(self.err(DecodeErrorKind::ObjectsNotAllowed, start));
         }
         let class = self
-            .string()
+            .text()
             .map_err(|e| e.within(PathSegment::Part("class name")))?;
         if class.is_empty() {
             return Ok(Start::Value(Variant::Object(Object::Null)));
@@ -645,12 +666,12 @@ impl<'a> Reader<'a> {
             },
             Open::Object { object, name, .. } => {
                 if let Some((n, at)) = name
-                    && version == Version::Godot4
+                    && version.is_godot4()
                     && n == "script"
                 {
                     let found = match &v {
                         Variant::Nil => None,
-                        Variant::String(s) if s.starts_with("res://") => None,
+                        Variant::String(s) if s.as_bytes().starts_with(b"res://") => None,
                         Variant::String(s) => Some(format!("{s:?}")),
                         other => Some(other.variant_type().to_string()),
                     };
@@ -671,7 +692,7 @@ impl<'a> Reader<'a> {
         let version = self.opts.version;
         let flag64 = flags & 1 != 0;
         // Bit 16 widens math types only in Godot 4 (Godot 3 ignores it and reads f32).
-        let wide = flag64 && version == Version::Godot4;
+        let wide = flag64 && version.is_godot4();
         use VariantType as T;
         Ok(match ty {
             T::Nil => Variant::Nil,
@@ -736,12 +757,12 @@ impl<'a> Reader<'a> {
             T::NodePath => self.node_path()?,
             T::Rid => match version {
                 Version::Godot3 => Variant::Rid(0),
-                Version::Godot4 => Variant::Rid(self.u64("RID")?),
+                Version::Godot4 { .. } => Variant::Rid(self.u64("RID")?),
             },
             T::Callable => Variant::Callable,
             T::Signal => {
                 let name = self
-                    .string()
+                    .text()
                     .map_err(|e| e.within(PathSegment::Part("signal name")))?;
                 let object = self.u64("Signal object id")?;
                 Variant::Signal(Box::new(Signal { name, object }))

@@ -218,7 +218,8 @@ impl<'a> Writer<'_> {
         }
     }
 
-    /// The kind written for `t`: a script without full objects becomes a class name.
+    /// The kind written for `t`: a script without full objects becomes a class name. Godot 3
+    /// has no typed containers at all: a typed one is an error.
     fn kind(&self, t: &ContainerType) -> R2 {
         match t {
             ContainerType::Script(_) if !self.opts.full_objects => Ok(2),
@@ -253,9 +254,12 @@ impl<'a> Writer<'_> {
             }
             match v {
                 Variant::Array(a) => {
-                    let flags = self.kind(&a.element_type)? << 16;
+                    let version = self.opts.version;
+                    let element_type =
+                        written_type(&a.element_type, version, version.typed_arrays());
+                    let flags = self.kind(element_type)? << 16;
                     self.header(VariantType::Array, flags)?;
-                    self.container_type(&a.element_type)?;
+                    self.container_type(element_type)?;
                     self.count(a.items.len(), "Array")?;
                     stack.push(Pending::Items {
                         iter: a.items.iter(),
@@ -263,10 +267,16 @@ impl<'a> Writer<'_> {
                     });
                 }
                 Variant::Dictionary(d) => {
-                    let flags = (self.kind(&d.key_type)? | (self.kind(&d.value_type)? << 2)) << 16;
+                    let version = self.opts.version;
+                    let typed = version.typed_dictionaries();
+                    let (key_type, value_type) = (
+                        written_type(&d.key_type, version, typed),
+                        written_type(&d.value_type, version, typed),
+                    );
+                    let flags = (self.kind(key_type)? | (self.kind(value_type)? << 2)) << 16;
                     self.header(VariantType::Dictionary, flags)?;
-                    self.container_type(&d.key_type)?;
-                    self.container_type(&d.value_type)?;
+                    self.container_type(key_type)?;
+                    self.container_type(value_type)?;
                     self.count(d.entries.len(), "Dictionary")?;
                     stack.push(Pending::Entries {
                         iter: d.entries.iter(),
@@ -439,7 +449,7 @@ impl<'a> Writer<'_> {
             }
             Variant::Rid(id) => {
                 self.header(T::Rid, 0)?;
-                if self.opts.version == Version::Godot4 {
+                if self.opts.version.is_godot4() {
                     self.u64(*id);
                 }
             }
@@ -563,3 +573,15 @@ impl<'a> Writer<'_> {
 }
 
 type R2 = Result<u32, EncodeError>;
+
+/// The container type written for `t`: itself when the target version has the header field
+/// (`has_field`), else untyped, as a Godot 4 engine without the field writes its typed
+/// containers. Godot 3 keeps the type, so that `Writer::kind` refuses it.
+fn written_type(t: &ContainerType, version: Version, has_field: bool) -> &ContainerType {
+    static UNTYPED: ContainerType = ContainerType::Untyped;
+    if has_field || version == Version::Godot3 {
+        t
+    } else {
+        &UNTYPED
+    }
+}

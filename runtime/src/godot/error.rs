@@ -405,6 +405,7 @@ pub(crate) fn key_label(key: &super::value::Variant) -> String {
     use super::value::Variant;
     match key {
         Variant::String(s) | Variant::StringName(s) => {
+            let s = s.to_string_lossy();
             let mut short: String = s.chars().take(40).collect();
             if short.len() < s.len() {
                 short.push('…');

@@ -8,6 +8,7 @@
 //! {"type": "bool", "value": true} {"type": "int", "value": -5}
 //! {"type": "float", "value": "0.1"}
 //! {"type": "String", "value": "héllo"}          {"type": "StringName", "value": "x"}
+//! {"type": "String", "value": {"code_points": [55296, 65]}}
 //! {"type": "Vector2", "value": ["1.0", "2.5"]}  {"type": "Vector2i", "value": [1, 2]}
 //! {"type": "Color", "value": ["1.0", "0.5", "0.0", "1.0"]}
 //! {"type": "NodePath", "value": {"names": ["root", "a"], "subnames": ["b"], "absolute": true}}
@@ -28,16 +29,23 @@
 //!   NaN. Input also accepts the bit form for any value and plain JSON numbers. Components of
 //!   `Color` and `PackedFloat32Array` are `f32` (8 hex digits in the bit form); all other
 //!   components (`Vector2`, `Basis`, …) are `f64` (see [`Real`]).
+//! * **Strings** that are not Unicode (Godot 3 accepts surrogates and code points up to
+//!   `0x7FFF_FFFF`, see [`GString`]) are written as their code points, everywhere a string can
+//!   be (String, StringName, PackedStringArray elements, NodePath names and subnames).
 //! * Math types are flat component lists in **wire order** (Basis row-major, Projection
 //!   column-major, Transform2D `x, y, origin`, Rect2/AABB position then size).
 //! * Ints may also be given as decimal strings; `NodePath` also as its text form (`"/root/a:b"`).
 //! * `element_type`, `key_type`, `value_type` are present only for typed containers.
-//! * [`from_json_str`] parses with serde_json's default nesting limit (128 JSON levels, about
-//!   60 Variant levels); [`from_json`] on a `Value` built otherwise has no such limit.
+//! * Every depth the decoder accepts (the engine's 1024 levels) goes through [`to_json`],
+//!   [`Typed`], [`from_json`] and [`from_json_str`] on any thread: each nesting level runs
+//!   through a check that grows the stack on the heap when little is left. [`from_json`] refuses
+//!   values nested deeper than that, [`from_json_str`] also refuses JSON text nested deeper than
+//!   a full object at that depth needs, before parsing it.
 
 use serde_json::{Map, Value, json};
 
-use super::value::*;
+use super::decode::MAX_DEPTH;
+use super::value::{deeper, *};
 use crate::clip::{self, Clip};
 
 /// A JSON document that is not a valid typed Variant, with the path to the offending part.
@@ -52,15 +60,22 @@ pub struct JsonError {
 
 /// Converts a value to its typed JSON form. The tree takes up to about 145 times the value's
 /// wire size (a `serde_json` object for every 4-byte Nil); to write the text, serialize
-/// [`Typed`] instead, which holds one scalar value at a time.
+/// [`Typed`] instead, which holds one scalar value at a time. Building the tree works at any
+/// depth on any thread; dropping it is serde_json's recursive drop, which for the deepest value
+/// the engine allows fits a default 2 MiB thread in debug builds (`tests/godot_depth.rs`).
 pub fn to_json(v: &Variant) -> Value {
+    deeper(|| to_json_level(v))
+}
+
+/// One level of [`to_json`]; containers recurse through [`to_json`] (and so through [`deeper`]).
+fn to_json_level(v: &Variant) -> Value {
     let ty = v.variant_type().name();
     let value = match v {
         Variant::Nil | Variant::Callable => return json!({ "type": ty }),
         Variant::Bool(b) => json!(b),
         Variant::Int(i) => json!(i),
         Variant::Float(f) => f64_json(*f),
-        Variant::String(s) | Variant::StringName(s) => json!(s),
+        Variant::String(s) | Variant::StringName(s) => gstring_json(s),
         Variant::Vector2(x) => reals(&x.to_array()),
         Variant::Vector3(x) => reals(&x.to_array()),
         Variant::Vector4(x) => reals(&x.to_array()),
@@ -78,15 +93,24 @@ pub fn to_json(v: &Variant) -> Value {
         Variant::Rect2i(x) => json!([x.x, x.y, x.w, x.h]),
         Variant::Color(c) => Value::Array(c.to_array().iter().map(|f| f32_json(*f)).collect()),
         Variant::NodePath(p) => {
-            json!({ "names": p.names, "subnames": p.subnames, "absolute": p.absolute })
+            let list = |l: &[GString]| Value::Array(l.iter().map(gstring_json).collect());
+            json!({ "names": list(&p.names), "subnames": list(&p.subnames), "absolute": p.absolute })
         }
         Variant::Rid(id) => json!(id),
         Variant::Object(Object::Null) => Value::Null,
         Variant::Object(Object::Id(id)) => json!({ "id": id }),
-        Variant::Object(Object::Full(o)) => json!({
-            "class": o.class,
-            "properties": o.properties.iter().map(|(n, v)| json!([n, to_json(v)])).collect::<Vec<_>>(),
-        }),
+        // Child trees are moved in, never passed to `json!` (which would copy them through serde).
+        Variant::Object(Object::Full(o)) => {
+            let properties = o
+                .properties
+                .iter()
+                .map(|(n, v)| Value::Array(vec![json!(n), to_json(v)]))
+                .collect();
+            let mut m = Map::new();
+            m.insert("class".into(), json!(o.class));
+            m.insert("properties".into(), Value::Array(properties));
+            Value::Object(m)
+        }
         Variant::Signal(s) => json!({ "name": s.name, "object": s.object }),
         Variant::Array(a) => {
             let mut m = Map::new();
@@ -108,7 +132,7 @@ pub fn to_json(v: &Variant) -> Value {
                 Value::Array(
                     d.entries
                         .iter()
-                        .map(|(k, v)| json!([to_json(k), to_json(v)]))
+                        .map(|(k, v)| Value::Array(vec![to_json(k), to_json(v)]))
                         .collect(),
                 ),
             );
@@ -125,7 +149,7 @@ pub fn to_json(v: &Variant) -> Value {
         Variant::PackedInt64Array(a) => json!(a),
         Variant::PackedFloat32Array(a) => Value::Array(a.iter().map(|f| f32_json(*f)).collect()),
         Variant::PackedFloat64Array(a) => Value::Array(a.iter().map(|f| f64_json(*f)).collect()),
-        Variant::PackedStringArray(a) => json!(a),
+        Variant::PackedStringArray(a) => Value::Array(a.iter().map(gstring_json).collect()),
         Variant::PackedVector2Array(a) => {
             Value::Array(a.iter().map(|x| reals(&x.to_array())).collect())
         }
@@ -141,7 +165,10 @@ pub fn to_json(v: &Variant) -> Value {
                 .collect(),
         ),
     };
-    json!({ "type": ty, "value": value })
+    let mut m = Map::new();
+    m.insert("type".into(), json!(ty));
+    m.insert("value".into(), value);
+    Value::Object(m)
 }
 
 /// The typed JSON form of a value, written as it is serialized: `serde_json::to_writer(w,
@@ -158,7 +185,14 @@ pub struct Typed<'v>(pub &'v Variant);
 
 impl serde::Serialize for Typed<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
+        // Every nesting level passes here: the stack grows on demand (see `deeper`).
+        deeper(move || self.serialize_level(s))
+    }
+}
+
+impl Typed<'_> {
+    fn serialize_level<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Serialize, SerializeMap};
         let v = self.0;
         let ty = v.variant_type().name();
         // Containers and packed arrays: their elements one at a time. Other values are small.
@@ -202,7 +236,9 @@ impl serde::Serialize for Typed<'_> {
             }
             Variant::PackedInt32Array(a) => m.serialize_entry("value", a)?,
             Variant::PackedInt64Array(a) => m.serialize_entry("value", a)?,
-            Variant::PackedStringArray(a) => m.serialize_entry("value", a)?,
+            Variant::PackedStringArray(a) => {
+                m.serialize_entry("value", &Seq(|| a.iter().map(gstring_json)))?
+            }
             Variant::PackedFloat32Array(a) => {
                 m.serialize_entry("value", &Seq(|| a.iter().map(|f| f32_json(*f))))?
             }
@@ -256,6 +292,14 @@ impl serde::Serialize for FullObjectJson<'_> {
         let props = || self.0.properties.iter().map(|(n, v)| (n, Typed(v)));
         m.serialize_entry("properties", &Seq(props))?;
         m.end()
+    }
+}
+
+/// A string's JSON: the text, or `{"code_points": [...]}` when it is not Unicode.
+pub(crate) fn gstring_json(s: &GString) -> Value {
+    match s.as_str() {
+        Some(t) => Value::String(t.to_owned()),
+        None => json!({ "code_points": s.code_points().collect::<Vec<_>>() }),
     }
 }
 
@@ -328,6 +372,8 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
 
 struct Ctx {
     path: Vec<String>,
+    /// Variant nesting of the value being read (0 at the top), bounded by [`MAX_DEPTH`].
+    depth: usize,
 }
 
 type R<T> = Result<T, JsonError>;
@@ -361,6 +407,25 @@ impl Ctx {
 
     fn str<'v>(&self, v: &'v Value) -> R<&'v str> {
         v.as_str().map_or_else(|| self.err("expected a string"), Ok)
+    }
+
+    /// A string: JSON text, or `{"code_points": [...]}` for one that is not Unicode.
+    fn gstring(&mut self, v: &Value) -> R<GString> {
+        if let Some(s) = v.as_str() {
+            return Ok(GString::from(s));
+        }
+        let Some(points) = v.as_object().and_then(|m| m.get("code_points")) else {
+            return self.err("expected a string or {\"code_points\": [...]}");
+        };
+        self.at("code_points", |c| {
+            let points = c.list(points, |c, x| c.int_as::<u32>(x))?;
+            GString::from_code_points(points).or_else(|cp| {
+                c.err(format!(
+                    "code point {cp:#x} is above {:#x}, the largest a Godot string holds",
+                    super::gstring::MAX_CODE_POINT
+                ))
+            })
+        })
     }
 
     fn int(&self, v: &Value) -> R<i128> {
@@ -502,7 +567,20 @@ impl Ctx {
         })
     }
 
+    /// One Variant, one level deeper than its container.
     fn variant(&mut self, v: &Value) -> R<Variant> {
+        if self.depth > MAX_DEPTH {
+            return self.err(format!(
+                "nested deeper than {MAX_DEPTH} levels (the engine's limit)"
+            ));
+        }
+        self.depth += 1;
+        let r = deeper(|| self.variant_level(v));
+        self.depth -= 1;
+        r
+    }
+
+    fn variant_level(&mut self, v: &Value) -> R<Variant> {
         let Some(obj) = v.as_object() else {
             return self.err("expected an object {\"type\": …, \"value\": …}");
         };
@@ -528,8 +606,8 @@ impl Ctx {
             ),
             T::Int => Variant::Int(self.int_as(v)?),
             T::Float => Variant::Float(self.f64(v)?),
-            T::String => Variant::String(self.str(v)?.to_owned()),
-            T::StringName => Variant::StringName(self.str(v)?.to_owned()),
+            T::String => Variant::String(self.gstring(v)?),
+            T::StringName => Variant::StringName(self.gstring(v)?),
             T::Vector2 => Variant::Vector2(Vector2::from_array(self.reals(v)?)),
             T::Vector3 => Variant::Vector3(Vector3::from_array(self.reals(v)?)),
             T::Vector4 => Variant::Vector4(Box::new(Vector4::from_array(self.reals(v)?))),
@@ -610,9 +688,7 @@ impl Ctx {
             T::PackedInt64Array => Variant::PackedInt64Array(self.list(v, |c, x| c.int_as(x))?),
             T::PackedFloat32Array => Variant::PackedFloat32Array(self.list(v, |c, x| c.f32(x))?),
             T::PackedFloat64Array => Variant::PackedFloat64Array(self.list(v, |c, x| c.f64(x))?),
-            T::PackedStringArray => {
-                Variant::PackedStringArray(self.list(v, |c, x| c.str(x).map(str::to_owned))?)
-            }
+            T::PackedStringArray => Variant::PackedStringArray(self.list(v, |c, x| c.gstring(x))?),
             T::PackedVector2Array => Variant::PackedVector2Array(
                 self.list(v, |c, x| c.reals(x).map(Vector2::from_array))?,
             ),
@@ -638,14 +714,10 @@ impl Ctx {
         };
         let empty = json!([]);
         let names = self.at("names", |c| {
-            c.list(m.get("names").unwrap_or(&empty), |c, x| {
-                c.str(x).map(str::to_owned)
-            })
+            c.list(m.get("names").unwrap_or(&empty), |c, x| c.gstring(x))
         })?;
         let subnames = self.at("subnames", |c| {
-            c.list(m.get("subnames").unwrap_or(&empty), |c, x| {
-                c.str(x).map(str::to_owned)
-            })
+            c.list(m.get("subnames").unwrap_or(&empty), |c, x| c.gstring(x))
         })?;
         let absolute = m.get("absolute").and_then(Value::as_bool).unwrap_or(false);
         Ok(NodePath {
@@ -696,16 +768,91 @@ fn parse_float_text(t: &str) -> Option<f64> {
     }
 }
 
-/// Converts the typed JSON form back to a value.
+/// Converts the typed JSON form back to a value. Values nested deeper than [`MAX_DEPTH`] (the
+/// decoder's and the engine's limit) are refused; any depth up to it works on any thread (the
+/// stack grows on demand).
 pub fn from_json(v: &Value) -> Result<Variant, JsonError> {
-    Ctx { path: Vec::new() }.variant(v)
+    Ctx {
+        path: Vec::new(),
+        depth: 0,
+    }
+    .variant(v)
 }
 
-/// Parses typed JSON text.
+/// JSON nesting that [`from_json_str`] parses: 4 JSON levels per Variant level (a full object's
+/// `{"value": {"properties": [[name, value]]}}`) for the [`MAX_DEPTH`] + 1 Variant levels.
+const MAX_JSON_DEPTH: usize = 4 * (MAX_DEPTH + 1) + 1;
+
+/// Parses typed JSON text, at every depth [`from_json`] accepts (serde_json's own limit of 128
+/// levels is replaced by our own, 4 × ([`MAX_DEPTH`] + 1) + 1, checked before parsing, and the
+/// parser's stack grows on demand).
 pub fn from_json_str(text: &str) -> Result<Variant, JsonError> {
-    let v: Value = serde_json::from_str(text).map_err(|e| JsonError {
+    let invalid = |message: String| JsonError {
         path: "/".into(),
-        message: format!("invalid JSON: {e}"),
-    })?;
-    from_json(&v)
+        message,
+    };
+    check_json_depth(text).map_err(invalid)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let parsed = {
+        use serde::Deserialize;
+        let grow = serde_stacker::Deserializer {
+            de: &mut de,
+            red_zone: 64 << 10,
+            stack_size: 1 << 20,
+        };
+        Value::deserialize(grow).and_then(|v| de.end().map(|()| v))
+    };
+    let v = parsed.map_err(|e| invalid(format!("invalid JSON: {e}")))?;
+    let r = from_json(&v);
+    drop_value(v);
+    r
+}
+
+/// Refuses JSON text nested deeper than [`MAX_JSON_DEPTH`], naming the line and column of the
+/// first bracket too many (a linear scan; strings and their escapes are skipped).
+fn check_json_depth(text: &str) -> Result<(), String> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (at, b) in text.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    let before = &text[..at];
+                    let line = before.bytes().filter(|&c| c == b'\n').count() + 1;
+                    let column = at - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+                    return Err(format!(
+                        "JSON nested deeper than {MAX_JSON_DEPTH} levels at line {line} column \
+                         {column} (typed JSON of the deepest value the engine accepts, \
+                         {MAX_DEPTH} levels, needs at most that)"
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Drops a JSON tree without recursion (the derived drop recurses once per level).
+fn drop_value(v: Value) {
+    let mut pending = vec![v];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
 }

@@ -20,21 +20,71 @@
 
 use std::fmt;
 
+pub use super::gstring::GString;
+
 /// Which engine generation wrote (or will read) the bytes. Nothing on the wire says so.
+///
+/// Godot 4's minor version matters: three wire generations exist (SPEC.md §9.3), and
+/// `Godot4 { minor }` picks one. 4.0–4.1: no typed-container fields, `VARIANT_MAX` 38; 4.2:
+/// typed Arrays; 4.3: `PackedVector4Array` (id 38, `VARIANT_MAX` 39); 4.4 and later: typed
+/// Dictionaries. Decoding reads what that generation writes (an older decoder ignores the header
+/// bits of newer typed containers, as the engine does); encoding writes what it reads: a typed
+/// container the target has no field for is written as the plain container that engine writes,
+/// and a type it lacks (`PackedVector4Array` before 4.3) is an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Version {
     /// Godot 3.x (type ids 0–26; behaviour of 3.2.3, checked against the real engine).
     Godot3,
-    /// Godot 4.x (type ids 0–38; behaviour of 4.4+: typed arrays and dictionaries, PackedVector4Array).
-    Godot4,
+    /// Godot 4.`minor` (type ids 0–38). Minors above 4 behave as 4.4.
+    Godot4 {
+        /// The minor version: 0 for 4.0, 2 for 4.2, …
+        minor: u8,
+    },
+}
+
+impl Version {
+    /// Godot 4.0 and 4.1: no typed-container fields, no `PackedVector4Array`.
+    pub const GODOT_4_0: Version = Version::Godot4 { minor: 0 };
+    /// Godot 4.2: typed Arrays, no `PackedVector4Array`.
+    pub const GODOT_4_2: Version = Version::Godot4 { minor: 2 };
+    /// Godot 4.3: typed Arrays and `PackedVector4Array`, no typed Dictionaries.
+    pub const GODOT_4_3: Version = Version::Godot4 { minor: 3 };
+    /// Godot 4.4 and later: typed Dictionaries too (the newest generation).
+    pub const GODOT_4_4: Version = Version::Godot4 { minor: 4 };
+
+    /// Whether this is a Godot 4 version (type ids of 4.x).
+    #[inline]
+    pub const fn is_godot4(self) -> bool {
+        matches!(self, Version::Godot4 { .. })
+    }
+
+    /// Whether Array headers carry an element type (4.2+).
+    #[inline]
+    pub const fn typed_arrays(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 2)
+    }
+
+    /// Whether Dictionary headers carry key and value types (4.4+).
+    #[inline]
+    pub const fn typed_dictionaries(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 4)
+    }
+
+    /// Whether `PackedVector4Array` (id 38) exists (4.3+).
+    #[inline]
+    pub const fn has_packed_vector4(self) -> bool {
+        matches!(self, Version::Godot4 { minor } if minor >= 3)
+    }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Version::Godot3 => "Godot 3",
-            Version::Godot4 => "Godot 4",
-        })
+        match self {
+            Version::Godot3 => f.write_str("Godot 3"),
+            Version::Godot4 { minor: 0 | 1 } => f.write_str("Godot 4.0-4.1"),
+            Version::Godot4 { minor: m @ (2 | 3) } => write!(f, "Godot 4.{m}"),
+            Version::Godot4 { .. } => f.write_str("Godot 4.4+"),
+        }
     }
 }
 
@@ -180,6 +230,7 @@ real_struct!(
 );
 real_struct!(
     /// `Quaternion` (Godot 3 `Quat`).
+    #[doc(alias = "Quat")]
     Quaternion {
         /// x
         x,
@@ -218,6 +269,7 @@ array_struct!(
 );
 array_struct!(
     /// `Transform3D` (Godot 3 `Transform`): the row-major basis (9) then origin x, y, z.
+    #[doc(alias = "Transform")]
     Transform3D = 12
 );
 array_struct!(
@@ -314,9 +366,9 @@ pub struct Rect2i {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct NodePath {
     /// Node names (the `/`-separated part).
-    pub names: Vec<String>,
+    pub names: Vec<GString>,
     /// Subnames (the `:`-separated property part).
-    pub subnames: Vec<String>,
+    pub subnames: Vec<GString>,
     /// Whether the path starts with `/`.
     pub absolute: bool,
 }
@@ -332,9 +384,9 @@ impl NodePath {
             .unwrap_or("")
             .split('/')
             .filter(|s| !s.is_empty())
-            .map(str::to_owned)
+            .map(GString::from)
             .collect();
-        let subnames = parts.filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        let subnames = parts.filter(|s| !s.is_empty()).map(GString::from).collect();
         NodePath {
             names,
             subnames,
@@ -354,7 +406,12 @@ impl fmt::Display for NodePath {
         if self.absolute {
             f.write_str("/")?;
         }
-        f.write_str(&self.names.join("/"))?;
+        for (i, s) in self.names.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            write!(f, "{s}")?;
+        }
         for s in &self.subnames {
             write!(f, ":{s}")?;
         }
@@ -376,7 +433,7 @@ pub enum Object {
 }
 
 /// The body of a full object.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct FullObject {
     /// Engine class name, e.g. `"Reference"`.
     pub class: String,
@@ -421,7 +478,7 @@ impl ContainerType {
 }
 
 /// An `Array`, optionally typed (Godot 4.2+).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Array {
     /// Element type; always [`ContainerType::Untyped`] for Godot 3.
     pub element_type: ContainerType,
@@ -450,7 +507,7 @@ impl From<Vec<Variant>> for Array {
 /// Keys are kept as a list: decoding collapses duplicate keys exactly as the engine does (the
 /// first position is kept, the later value wins; see [`Variant::godot_key_eq`]), while a value you
 /// build yourself is written as given.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub struct Dictionary {
     /// Key type; [`ContainerType::Untyped`] unless typed.
     pub key_type: ContainerType,
@@ -492,10 +549,11 @@ pub enum Variant {
     Bool(bool),
     /// `int` (64-bit; written as 32-bit when it fits).
     Int(i64),
+    #[doc(alias = "real")]
     /// `float` (Godot 3 `REAL`; a double, written as `f32` when that is exact).
     Float(f64),
-    /// `String`.
-    String(String),
+    /// `String` (a [`GString`]: lossless for every string Godot 3 accepts).
+    String(GString),
     /// `Vector2`.
     Vector2(Vector2),
     /// `Vector2i` (Godot 4).
@@ -516,12 +574,14 @@ pub enum Variant {
     Vector4i(Vector4i),
     /// `Plane`.
     Plane(Box<Plane>),
+    #[doc(alias = "Quat")]
     /// `Quaternion` (Godot 3 `Quat`).
     Quaternion(Box<Quaternion>),
     /// `AABB`.
     Aabb(Box<Aabb>),
     /// `Basis`.
     Basis(Box<Basis>),
+    #[doc(alias = "Transform")]
     /// `Transform3D` (Godot 3 `Transform`).
     Transform3D(Box<Transform3D>),
     /// `Projection` (Godot 4).
@@ -529,7 +589,7 @@ pub enum Variant {
     /// `Color`.
     Color(Color),
     /// `StringName` (Godot 4).
-    StringName(String),
+    StringName(GString),
     /// `NodePath`.
     NodePath(Box<NodePath>),
     /// `RID`: the id in Godot 4; Godot 3 carries no data (decodes to 0, any id encodes to nothing).
@@ -544,22 +604,29 @@ pub enum Variant {
     Dictionary(Box<Dictionary>),
     /// `Array`.
     Array(Box<Array>),
+    #[doc(alias = "PoolByteArray")]
     /// `PackedByteArray` (Godot 3 `PoolByteArray`).
     PackedByteArray(Vec<u8>),
+    #[doc(alias = "PoolIntArray")]
     /// `PackedInt32Array` (Godot 3 `PoolIntArray`).
     PackedInt32Array(Vec<i32>),
     /// `PackedInt64Array` (Godot 4).
     PackedInt64Array(Vec<i64>),
+    #[doc(alias = "PoolRealArray")]
     /// `PackedFloat32Array` (Godot 3 `PoolRealArray`).
     PackedFloat32Array(Vec<f32>),
     /// `PackedFloat64Array` (Godot 4).
     PackedFloat64Array(Vec<f64>),
+    #[doc(alias = "PoolStringArray")]
     /// `PackedStringArray` (Godot 3 `PoolStringArray`).
-    PackedStringArray(Vec<String>),
+    PackedStringArray(Vec<GString>),
+    #[doc(alias = "PoolVector2Array")]
     /// `PackedVector2Array` (Godot 3 `PoolVector2Array`).
     PackedVector2Array(Vec<Vector2>),
+    #[doc(alias = "PoolVector3Array")]
     /// `PackedVector3Array` (Godot 3 `PoolVector3Array`).
     PackedVector3Array(Vec<Vector3>),
+    #[doc(alias = "PoolColorArray")]
     /// `PackedColorArray` (Godot 3 `PoolColorArray`).
     PackedColorArray(Vec<Color>),
     /// `PackedVector4Array` (Godot 4.3+).
@@ -649,7 +716,8 @@ macro_rules! variant_types {
                 };
                 match version {
                     Version::Godot3 => g3,
-                    Version::Godot4 => Some(g4),
+                    Version::Godot4 { .. } if g4 == 38 && !version.has_packed_vector4() => None,
+                    Version::Godot4 { .. } => Some(g4),
                 }
             }
 
@@ -657,9 +725,9 @@ macro_rules! variant_types {
             pub fn from_id(id: u32, version: Version) -> Option<VariantType> {
                 let table = match version {
                     Version::Godot3 => &G3_IDS,
-                    Version::Godot4 => &G4_IDS,
+                    Version::Godot4 { .. } => &G4_IDS,
                 };
-                table.get(id as usize).copied().flatten()
+                table.get(id as usize).copied().flatten().filter(|t| t.id(version).is_some())
             }
 
             /// The Godot 4 name (`"PackedByteArray"`, `"Transform3D"`, …).
@@ -728,14 +796,15 @@ const fn id_table(version: Version) -> [Option<VariantType>; 39] {
 }
 
 static G3_IDS: [Option<VariantType>; 39] = id_table(Version::Godot3);
-static G4_IDS: [Option<VariantType>; 39] = id_table(Version::Godot4);
+static G4_IDS: [Option<VariantType>; 39] = id_table(Version::GODOT_4_4);
 
 impl VariantType {
-    /// `VARIANT_MAX` of the version: 27 for Godot 3, 39 for Godot 4.3+.
+    /// `VARIANT_MAX` of the version: 27 for Godot 3, 38 for Godot 4.0–4.2, 39 for Godot 4.3+.
     pub const fn variant_max(version: Version) -> u32 {
         match version {
             Version::Godot3 => 27,
-            Version::Godot4 => 39,
+            Version::Godot4 { .. } if !version.has_packed_vector4() => 38,
+            Version::Godot4 { .. } => 39,
         }
     }
 
@@ -831,7 +900,7 @@ impl Variant {
     }
 
     /// A String value.
-    pub fn string(s: impl Into<String>) -> Variant {
+    pub fn string(s: impl Into<GString>) -> Variant {
         Variant::String(s.into())
     }
 
@@ -1007,7 +1076,7 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
     let mut next = Some(v);
     while let Some(v) = next.take().or_else(|| pending.pop()) {
         let tag = match v {
-            Variant::StringName(_) if version == Version::Godot4 => VariantType::String,
+            Variant::StringName(_) if version.is_godot4() => VariantType::String,
             _ => v.variant_type(),
         };
         tag.hash(&mut h);
@@ -1074,7 +1143,7 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
             }
             Variant::Dictionary(d) => {
                 d.entries.len().hash(&mut h);
-                if version == Version::Godot4 {
+                if version.is_godot4() {
                     let sum = deeper(|| {
                         d.entries.iter().fold(0u64, |acc, (k, v)| {
                             acc.wrapping_add(
@@ -1089,4 +1158,59 @@ pub(crate) fn key_hash(v: &Variant, version: Version) -> u64 {
         }
     }
     h.finish()
+}
+
+// Dropping a value recurses once per nesting level (the compiler's drop glue); each container
+// level drops its contents on a stack grown on demand, so that a value as deep as the engine
+// allows (or deeper, when built by hand) drops on any thread.
+impl Drop for Array {
+    fn drop(&mut self) {
+        if !self.items.is_empty() {
+            let items = std::mem::take(&mut self.items);
+            deeper(move || drop(items));
+        }
+    }
+}
+
+impl Drop for Dictionary {
+    fn drop(&mut self) {
+        if !self.entries.is_empty() {
+            let entries = std::mem::take(&mut self.entries);
+            deeper(move || drop(entries));
+        }
+    }
+}
+
+impl Drop for FullObject {
+    fn drop(&mut self) {
+        if !self.properties.is_empty() {
+            let properties = std::mem::take(&mut self.properties);
+            deeper(move || drop(properties));
+        }
+    }
+}
+
+// Cloning and comparing recurse once per nesting level too: through `deeper` as dropping does.
+macro_rules! deep_clone_eq {
+    ($($ty:ident { $($field:ident),+ })+) => {$(
+        impl Clone for $ty {
+            fn clone(&self) -> Self {
+                deeper(|| $ty { $($field: self.$field.clone()),+ })
+            }
+        }
+
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                deeper(|| true $(&& self.$field == other.$field)+)
+            }
+        }
+
+        impl Eq for $ty {}
+    )+};
+}
+
+deep_clone_eq! {
+    Array { element_type, items }
+    Dictionary { key_type, value_type, entries }
+    FullObject { class, properties }
 }

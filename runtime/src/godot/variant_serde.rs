@@ -15,6 +15,17 @@
 //! | structs | `Dictionary` with `String` keys, in field order |
 //! | unit enum variants | `String` (the variant name) |
 //! | other enum variants | one-entry `Dictionary` `{name: payload}` |
+//! | [`Vector2`], [`Vector3`], [`Color`], [`Basis`], … (every math type of this crate) | that type |
+//! | [`GString`] | `String` (also when it holds code points beyond Unicode) |
+//! | [`Variant`] | itself (a clone) |
+//! | `Vec<T>` marked `#[serde(with = "…::variant_serde::packed_int32")]` (`packed_int64`, `packed_float32`, `packed_float64`, `packed_string`, `packed_vector2`, `packed_vector3`, `packed_vector4`, `packed_color`) | that packed array |
+//!
+//! To other serde formats the math types are their component lists in wire order
+//! (`Vector3` → `[x, y, z]`), a [`GString`] beyond Unicode its code points, and a [`Variant`]
+//! its typed JSON form ([`super::json`]); all read back the same way.
+//!
+//! Every nesting level runs on a stack grown on demand, so values as deep as the engine allows
+//! (1024 levels) convert on any thread.
 //!
 //! A plain `Vec<u8>` is a sequence and becomes an `Array` of ints; mark it with the `bytes`
 //! module to get a `PackedByteArray`. [`from_variant`] accepts more than [`to_variant`]
@@ -28,7 +39,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, Serialize};
 
-use super::value::*;
+use super::value::{deeper, *};
 
 /// A conversion failure between a Rust value and a Variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,13 +59,22 @@ impl de::Error for SerdeError {
 }
 
 /// Converts a Rust value to a Variant.
+///
+/// Every nesting level passes through here and runs on a stack grown on demand, so values as
+/// deep as the engine allows (1024 levels) convert on any thread.
 pub fn to_variant<T: Serialize + ?Sized>(value: &T) -> Result<Variant, SerdeError> {
-    value.serialize(VariantSerializer)
+    deeper(|| value.serialize(VariantSerializer))
 }
 
 /// Converts a Variant to a Rust value (strings and bytes may be borrowed from `v`).
+/// Like [`to_variant`], any depth up to the engine's 1024 levels works on any thread.
 pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, SerdeError> {
-    T::deserialize(VariantDeserializer(v))
+    deeper(|| T::deserialize(VariantDeserializer(v)))
+}
+
+/// `seed.deserialize` one nesting level down, on a stack grown on demand.
+fn nested<'de, T: DeserializeSeed<'de>>(seed: T, v: &'de Variant) -> Result<T::Value, SerdeError> {
+    deeper(|| seed.deserialize(VariantDeserializer(v)))
 }
 
 /// `#[serde(with = "def_runtime::godot::variant_serde::bytes")]`: a byte buffer as `PackedByteArray`.
@@ -96,6 +116,262 @@ pub mod bytes {
         }
         d.deserialize_byte_buf(V)
     }
+}
+
+/// The newtype name under which a [`GString`] that is not text passes through serde, its code
+/// points inside: [`to_variant`] makes it a `String` again, other formats see the `u32` list.
+const GSTRING_TOKEN: &str = "$def_runtime::godot::GString";
+
+/// The `String` a code-point Array stands for (see [`GSTRING_TOKEN`]).
+fn code_points_string(v: &Variant) -> Result<GString, SerdeError> {
+    let Variant::Array(a) = v else {
+        return Err(SerdeError(
+            "a GString's code points must be a sequence".into(),
+        ));
+    };
+    let points: Option<Vec<u32>> = a
+        .items
+        .iter()
+        .map(|x| match x {
+            Variant::Int(i) => u32::try_from(*i).ok(),
+            _ => None,
+        })
+        .collect();
+    let points = points.ok_or_else(|| SerdeError("a GString's code points must be u32".into()))?;
+    GString::from_code_points(points)
+        .map_err(|cp| SerdeError(format!("code point {cp:#x} is beyond any Godot string")))
+}
+
+/// Text as a `str`; other strings as their code points inside a newtype only [`to_variant`]
+/// knows (so that they stay strings there), a `u32` sequence elsewhere.
+impl Serialize for GString {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.as_str() {
+            Some(t) => s.serialize_str(t),
+            None => {
+                s.serialize_newtype_struct(GSTRING_TOKEN, &self.code_points().collect::<Vec<u32>>())
+            }
+        }
+    }
+}
+
+/// From a string, or from a sequence of code points (what [`Serialize`] writes for a string
+/// that is not Unicode).
+impl<'de> de::Deserialize<'de> for GString {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<GString, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = GString;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, or its code points")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<GString, E> {
+                Ok(GString::from(v))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<GString, E> {
+                Ok(GString::from(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<GString, A::Error> {
+                let mut points = Vec::new();
+                while let Some(cp) = seq.next_element::<u32>()? {
+                    points.push(cp);
+                }
+                GString::from_code_points(points).map_err(|cp| {
+                    de::Error::custom(format!("code point {cp:#x} is beyond any Godot string"))
+                })
+            }
+            fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<GString, D::Error> {
+                <GString as de::Deserialize>::deserialize(d)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Newtype names `TYPE_PREFIX` + a Godot type name (`"Vector3"`, `"PackedInt32Array"`): the
+/// math types and the packed-array helpers below pass their components under such a name, so
+/// that [`to_variant`] makes that type of them; other formats see the plain component list.
+const TYPE_PREFIX: &str = "$def_runtime::godot::";
+
+/// The newtype name under which a [`Variant`] passes through serde: [`to_variant`] /
+/// [`from_variant`] take the value as it is, other formats see its typed JSON form.
+const VARIANT_TOKEN: &str = "$def_runtime::godot::Variant";
+
+thread_local! {
+    /// Set by [`to_variant`] while a [`Variant`] serializes itself: it then hands itself over.
+    static CAPTURE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The value handed over, in either direction.
+    static HANDED: std::cell::RefCell<Option<Variant>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The Variant of `ty` whose components (or elements) `inner` lists, read as the typed JSON form
+/// reads its `value` (ints, floats, strings, component lists).
+fn typed_components(ty: VariantType, inner: &Variant) -> Result<Variant, SerdeError> {
+    // Lists stay lists; anything else is the `value` of its typed JSON form.
+    fn plain(v: &Variant) -> Result<serde_json::Value, SerdeError> {
+        Ok(match v {
+            Variant::Array(a) => {
+                serde_json::Value::Array(a.items.iter().map(plain).collect::<Result<_, _>>()?)
+            }
+            other => match super::json::to_json(other) {
+                serde_json::Value::Object(mut m) => m.remove("value").unwrap_or_default(),
+                _ => serde_json::Value::Null,
+            },
+        })
+    }
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), ty.name().into());
+    m.insert("value".into(), plain(inner)?);
+    super::json::from_json(&serde_json::Value::Object(m))
+        .map_err(|e| SerdeError(format!("as {ty}: {e}")))
+}
+
+/// A value as itself: [`to_variant`] gives it back unchanged (a clone), other serializers get
+/// its typed JSON form ([`super::json::Typed`]).
+impl Serialize for Variant {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct(VARIANT_TOKEN, &Handoff(self))
+    }
+}
+
+/// What a [`Variant`] serializes inside its newtype: itself to [`to_variant`], else its typed JSON.
+struct Handoff<'v>(&'v Variant);
+
+impl Serialize for Handoff<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if CAPTURE.with(|c| c.replace(false)) {
+            HANDED.with(|h| h.replace(Some(self.0.clone())));
+            return s.serialize_unit();
+        }
+        super::json::Typed(self.0).serialize(s)
+    }
+}
+
+/// A value as itself from [`from_variant`], else from its typed JSON form
+/// ([`super::json::from_json`]).
+impl<'de> de::Deserialize<'de> for Variant {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Variant, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Variant;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a Godot value in its typed JSON form")
+            }
+            fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Variant, D::Error> {
+                if let Some(v) = HANDED.with(|h| h.take()) {
+                    return Ok(v);
+                }
+                let json = <serde_json::Value as de::Deserialize>::deserialize(d)?;
+                super::json::from_json(&json).map_err(de::Error::custom)
+            }
+        }
+        d.deserialize_newtype_struct(VARIANT_TOKEN, V)
+    }
+}
+
+macro_rules! serde_components {
+    ($($ty:ident: [$elem:ty; $n:literal] = $to:expr, $from:expr;)+) => {$(
+        #[doc = concat!(
+            "The components in wire order (`[", stringify!($elem), "; ", stringify!($n),
+            "]`); [`to_variant`] makes a `", stringify!($ty), "` of them."
+        )]
+        impl Serialize for $ty {
+            fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let to: fn(&$ty) -> [$elem; $n] = $to;
+                s.serialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), &to(self))
+            }
+        }
+
+        #[doc = concat!("From its components in wire order (`[", stringify!($elem), "; ", stringify!($n), "]`).")]
+        impl<'de> de::Deserialize<'de> for $ty {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "{} components of a {}", $n, stringify!($ty))
+                    }
+                    fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                        self,
+                        d: D,
+                    ) -> Result<$ty, D::Error> {
+                        let from: fn([$elem; $n]) -> $ty = $from;
+                        <[$elem; $n] as de::Deserialize>::deserialize(d).map(from)
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<$ty, A::Error> {
+                        let from: fn([$elem; $n]) -> $ty = $from;
+                        <[$elem; $n] as de::Deserialize>::deserialize(
+                            de::value::SeqAccessDeserializer::new(seq),
+                        )
+                        .map(from)
+                    }
+                }
+                d.deserialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), V)
+            }
+        }
+    )+};
+}
+
+serde_components! {
+    Vector2: [Real; 2] = Vector2::to_array, Vector2::from_array;
+    Vector3: [Real; 3] = Vector3::to_array, Vector3::from_array;
+    Vector4: [Real; 4] = Vector4::to_array, Vector4::from_array;
+    Rect2: [Real; 4] = Rect2::to_array, Rect2::from_array;
+    Plane: [Real; 4] = Plane::to_array, Plane::from_array;
+    Quaternion: [Real; 4] = Quaternion::to_array, Quaternion::from_array;
+    Aabb: [Real; 6] = Aabb::to_array, Aabb::from_array;
+    Transform2D: [Real; 6] = Transform2D::to_array, Transform2D::from_array;
+    Basis: [Real; 9] = Basis::to_array, Basis::from_array;
+    Transform3D: [Real; 12] = Transform3D::to_array, Transform3D::from_array;
+    Projection: [Real; 16] = Projection::to_array, Projection::from_array;
+    Color: [f32; 4] = Color::to_array, Color::from_array;
+    Vector2i: [i32; 2] = |v| [v.x, v.y], |[x, y]| Vector2i { x, y };
+    Vector3i: [i32; 3] = |v| [v.x, v.y, v.z], |[x, y, z]| Vector3i { x, y, z };
+    Vector4i: [i32; 4] = |v| [v.x, v.y, v.z, v.w], |[x, y, z, w]| Vector4i { x, y, z, w };
+    Rect2i: [i32; 4] = |v| [v.x, v.y, v.w, v.h], |[x, y, w, h]| Rect2i { x, y, w, h };
+}
+
+macro_rules! packed_helpers {
+    ($($module:ident: $ty:ident of $elem:literal;)+) => {$(
+        #[doc = concat!(
+            "`#[serde(with = \"def_runtime::godot::variant_serde::", stringify!($module),
+            "\")]` on a `Vec` of ", $elem, ": [`to_variant`](super::to_variant) makes a `",
+            stringify!($ty), "` of it instead of an `Array`; other formats see a plain sequence."
+        )]
+        pub mod $module {
+            use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+            /// Serializes the elements under the packed type's name.
+            pub fn serialize<T: Serialize, S: Serializer>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_newtype_struct(concat!("$def_runtime::godot::", stringify!($ty)), v)
+            }
+
+            /// Deserializes the elements (from the packed type, an `Array`, or any sequence).
+            pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+                d: D,
+            ) -> Result<Vec<T>, D::Error> {
+                Vec::<T>::deserialize(d)
+            }
+        }
+    )+};
+}
+
+packed_helpers! {
+    packed_int32: PackedInt32Array of "`i32` (or smaller ints)";
+    packed_int64: PackedInt64Array of "`i64` (Godot 4)";
+    packed_float32: PackedFloat32Array of "`f32`";
+    packed_float64: PackedFloat64Array of "`f64` (Godot 4)";
+    packed_string: PackedStringArray of "`String` or [`GString`](super::GString)";
+    packed_vector2: PackedVector2Array of "[`Vector2`](super::Vector2)";
+    packed_vector3: PackedVector3Array of "[`Vector3`](super::Vector3)";
+    packed_vector4: PackedVector4Array of "[`Vector4`](super::Vector4) (Godot 4.3+)";
+    packed_color: PackedColorArray of "[`Color`](super::Color)";
 }
 
 /// The serializer behind [`to_variant`].
@@ -155,7 +431,7 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::Float(v))
     }
     fn serialize_char(self, v: char) -> SR {
-        Ok(Variant::String(v.to_string()))
+        Ok(Variant::string(v.to_string()))
     }
     fn serialize_str(self, v: &str) -> SR {
         Ok(Variant::string(v))
@@ -167,7 +443,7 @@ impl ser::Serializer for VariantSerializer {
         Ok(Variant::Nil)
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> SR {
-        value.serialize(self)
+        to_variant(value)
     }
     fn serialize_unit(self) -> SR {
         Ok(Variant::Nil)
@@ -178,8 +454,28 @@ impl ser::Serializer for VariantSerializer {
     fn serialize_unit_variant(self, _name: &'static str, _index: u32, variant: &'static str) -> SR {
         Ok(Variant::string(variant))
     }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _name: &'static str, value: &T) -> SR {
-        value.serialize(self)
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, name: &'static str, value: &T) -> SR {
+        if name == VARIANT_TOKEN {
+            // `Variant`'s own Serialize hands the value over (see `Handoff`).
+            CAPTURE.with(|c| c.set(true));
+            let r = value.serialize(VariantSerializer);
+            CAPTURE.with(|c| c.set(false));
+            r?;
+            return HANDED
+                .with(|h| h.take())
+                .ok_or_else(|| SerdeError("a Variant newtype without its value".into()));
+        }
+        let inner = to_variant(value)?;
+        if name == GSTRING_TOKEN {
+            return code_points_string(&inner).map(Variant::String);
+        }
+        if let Some(ty) = name
+            .strip_prefix(TYPE_PREFIX)
+            .and_then(VariantType::from_name)
+        {
+            return typed_components(ty, &inner);
+        }
+        Ok(inner)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -188,7 +484,7 @@ impl ser::Serializer for VariantSerializer {
         variant: &'static str,
         value: &T,
     ) -> SR {
-        Ok(single(variant, value.serialize(self)?))
+        Ok(single(variant, to_variant(value)?))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqBuilder, SerdeError> {
         Ok(SeqBuilder {
@@ -404,7 +700,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::Bool(b) => visitor.visit_bool(*b),
             Variant::Int(i) => visitor.visit_i64(*i),
             Variant::Float(f) => visitor.visit_f64(*f),
-            Variant::String(s) | Variant::StringName(s) => visitor.visit_borrowed_str(s),
+            Variant::String(s) | Variant::StringName(s) => StrDe(s).deserialize_any(visitor),
             Variant::NodePath(p) => visitor.visit_string(p.to_string()),
             Variant::Rid(id) | Variant::Object(Object::Id(id)) => visitor.visit_u64(*id),
             Variant::Signal(s) => visitor.visit_borrowed_str(&s.name),
@@ -438,7 +734,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::PackedInt64Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedFloat32Array(a) => seq_of(a.iter().copied(), visitor),
             Variant::PackedFloat64Array(a) => seq_of(a.iter().copied(), visitor),
-            Variant::PackedStringArray(a) => seq_of(a.iter().map(String::as_str), visitor),
+            Variant::PackedStringArray(a) => seq_of(a.iter().map(StrDe), visitor),
             Variant::PackedVector2Array(a) => {
                 seq_of(a.iter().map(|x| x.to_array().to_vec()), visitor)
             }
@@ -463,9 +759,16 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
+        if name == VARIANT_TOKEN {
+            // `Variant`'s own Deserialize takes the value as it is (see `HANDED`).
+            HANDED.with(|h| h.replace(Some(self.0.clone())));
+            let r = visitor.visit_newtype_struct(self);
+            HANDED.with(|h| h.take());
+            return r;
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -477,14 +780,15 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
     ) -> Result<V::Value, SerdeError> {
         match self.0 {
             Variant::String(s) | Variant::StringName(s) => {
-                visitor.visit_enum(s.as_str().into_deserializer())
+                visitor.visit_enum(variant_name(s)?.into_deserializer())
             }
             Variant::Dictionary(d) if d.entries.len() == 1 => {
                 let (k, v) = &d.entries[0];
                 match k {
-                    Variant::String(name) | Variant::StringName(name) => {
-                        visitor.visit_enum(Enum { name, value: v })
-                    }
+                    Variant::String(name) | Variant::StringName(name) => visitor.visit_enum(Enum {
+                        name: variant_name(name)?,
+                        value: v,
+                    }),
                     _ => Err(SerdeError("enum variant name must be a String".into())),
                 }
             }
@@ -517,6 +821,40 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
     }
 }
 
+fn variant_name(s: &GString) -> Result<&str, SerdeError> {
+    s.as_str()
+        .ok_or_else(|| SerdeError(format!("enum variant name {s:?} is not Unicode")))
+}
+
+/// A [`GString`] as serde data: a borrowed `str` when it is text, else its code points (`u32`
+/// sequence), which [`GString`]'s `Deserialize` reads back and a Rust `String` refuses.
+#[derive(Clone, Copy)]
+struct StrDe<'de>(&'de GString);
+
+impl<'de> de::Deserializer<'de> for StrDe<'de> {
+    type Error = SerdeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, SerdeError> {
+        match self.0.as_str() {
+            Some(t) => visitor.visit_borrowed_str(t),
+            None => seq_of(self.0.code_points(), visitor),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+        enum identifier ignored_any
+    }
+}
+
+impl<'de> IntoDeserializer<'de, SerdeError> for StrDe<'de> {
+    type Deserializer = Self;
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
 struct Seq<'de>(std::slice::Iter<'de, Variant>);
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
@@ -525,10 +863,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, SerdeError> {
-        self.0
-            .next()
-            .map(|v| seed.deserialize(VariantDeserializer(v)))
-            .transpose()
+        self.0.next().map(|v| nested(seed, v)).transpose()
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.len())
@@ -549,7 +884,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
         match self.iter.next() {
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(VariantDeserializer(k)).map(Some)
+                nested(seed, k).map(Some)
             }
             None => Ok(None),
         }
@@ -562,7 +897,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
             .value
             .take()
             .ok_or_else(|| SerdeError("map value requested before its key".into()))?;
-        seed.deserialize(VariantDeserializer(v))
+        nested(seed, v)
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
@@ -597,7 +932,7 @@ impl<'de> MapAccess<'de> for Props<'de> {
             .value
             .take()
             .ok_or_else(|| SerdeError("property value requested before its name".into()))?;
-        seed.deserialize(VariantDeserializer(v))
+        nested(seed, v)
     }
 }
 
@@ -631,20 +966,20 @@ impl<'de> de::VariantAccess<'de> for VariantAccess<'de> {
         self,
         seed: T,
     ) -> Result<T::Value, SerdeError> {
-        seed.deserialize(VariantDeserializer(self.0))
+        nested(seed, self.0)
     }
     fn tuple_variant<V: Visitor<'de>>(
         self,
         _len: usize,
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
-        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+        deeper(|| de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor))
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, SerdeError> {
-        de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor)
+        deeper(|| de::Deserializer::deserialize_any(VariantDeserializer(self.0), visitor))
     }
 }

@@ -49,6 +49,37 @@ fn utf8(v: &Value) -> String {
     String::from_utf8_lossy(&unhex(v["utf8"].as_str().unwrap())).into_owned()
 }
 
+/// The string the engine holds, from its own `to_utf8()` bytes: UTF-8 generalized to every
+/// code point up to 0x7FFF_FFFF (surrogates, 5- and 6-byte forms), read here independently of
+/// the crate's decoder.
+fn gstring(v: &Value) -> GString {
+    let b = unhex(v["utf8"].as_str().unwrap());
+    let mut points = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let len = [1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 4][usize::from(b[i] >> 4)];
+        let len = match (len, b[i]) {
+            (4, 0xF8..=0xFB) => 5,
+            (4, 0xFC..=0xFD) => 6,
+            (l, _) => l,
+        };
+        assert!(
+            len > 0 && i + len <= b.len(),
+            "engine string bytes {b:02x?}"
+        );
+        let mut cp = u32::from(b[i]) & (0x7F >> len.max(1));
+        if len == 1 {
+            cp = u32::from(b[i]);
+        }
+        for &c in &b[i + 1..i + len] {
+            cp = (cp << 6) | u32::from(c & 0x3F);
+        }
+        points.push(cp);
+        i += len;
+    }
+    GString::from_code_points(points).unwrap()
+}
+
 /// The value a vector describes (Godot 3 typed description). Null objects are NIL on the wire,
 /// so they are expected as [`Variant::Nil`].
 pub fn described(d: &Value) -> Variant {
@@ -63,7 +94,7 @@ pub fn described(d: &Value) -> Variant {
             let b = unhex(d["f64_le"].as_str().unwrap());
             Variant::Float(f64::from_le_bytes(b.try_into().unwrap()))
         }
-        "String" => Variant::String(utf8(d)),
+        "String" => Variant::String(gstring(d)),
         "Vector2" => Variant::Vector2(Vector2::from_array(reals(d))),
         "Vector3" => Variant::Vector3(Vector3::from_array(reals(d))),
         "Rect2" => Variant::Rect2(Box::new(Rect2::from_array(reals(d)))),
@@ -102,17 +133,17 @@ pub fn described(d: &Value) -> Variant {
         "Quat" => Variant::Quaternion(Box::new(Quaternion::from_array(reals(d)))),
         "AABB" => Variant::Aabb(Box::new(Aabb::from_array(reals(d)))),
         "NodePath" => {
-            let list = |plain: &str, hexed: &str| -> Vec<String> {
+            let list = |plain: &str, hexed: &str| -> Vec<GString> {
                 if let Some(a) = d[hexed].as_array() {
                     a.iter()
-                        .map(|s| String::from_utf8(unhex(s.as_str().unwrap())).unwrap())
+                        .map(|s| gstring(&serde_json::json!({ "utf8": s })))
                         .collect()
                 } else {
                     d[plain]
                         .as_array()
                         .unwrap()
                         .iter()
-                        .map(|s| s.as_str().unwrap().to_owned())
+                        .map(|s| s.as_str().unwrap().into())
                         .collect()
                 }
             };
@@ -169,7 +200,7 @@ pub fn described(d: &Value) -> Variant {
                 .collect(),
         ),
         "PoolStringArray" => {
-            Variant::PackedStringArray(d["items"].as_array().unwrap().iter().map(utf8).collect())
+            Variant::PackedStringArray(d["items"].as_array().unwrap().iter().map(gstring).collect())
         }
         "PoolVector2Array" => Variant::PackedVector2Array(
             d["f32_le"]

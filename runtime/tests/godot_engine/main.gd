@@ -248,6 +248,9 @@ func _init():
 			var rec = parse_json(line)
 			var bytes = unhex(rec["hex"])
 			var allow = rec["allow"] == "1"
+			# The decoder's own error messages name the Error it returns
+			# ("... Returned: ERR_INVALID_DATA"): a marker before each input tells them apart.
+			printerr("@@probe " + rec["name"])
 			var spb = StreamPeerBuffer.new()
 			spb.put_32(bytes.size())
 			spb.put_data(bytes)
@@ -256,7 +259,8 @@ func _init():
 			out.store_line(JSON.print({
 				"part": "decode",
 				"name": rec["name"],
-				"desc": describe(v),
+				# Values deeper than GDScript's call depth are not described.
+				"desc": {"t": "deep"} if rec["name"].begins_with("deep:") else describe(v),
 				"reencode": hexs(var2bytes(v, allow)),
 			}))
 	out.store_line(JSON.print({"part": "done"}))
