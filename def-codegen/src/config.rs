@@ -306,6 +306,14 @@ impl Config {
         self
     }
 
+    /// With [`Config::views`]: a hidden `__check` per view type that compares every accessor with
+    /// the full decoder's value (what the `tera_views` fuzz target calls; not for other uses).
+    #[doc(hidden)]
+    pub fn view_checks(&mut self, on: bool) -> &mut Self {
+        self.emit.view_checks = on;
+        self
+    }
+
     /// Strict mode: every warning is an error.
     pub fn strict(&mut self, on: bool) -> &mut Self {
         self.mode = if on { Mode::Strict } else { Mode::Compatible };

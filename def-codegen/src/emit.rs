@@ -43,6 +43,10 @@ pub struct EmitOptions {
     /// Zero-copy view types beside the structs, in a module `view` of each definition's module
     /// (see [`crate::Config::views`]).
     pub views: bool,
+    /// With `views`: a hidden `__check` per view type that compares every accessor with the
+    /// decoder's value (for the fuzz target; [`crate::Config::view_checks`]).
+    #[doc(hidden)]
+    pub view_checks: bool,
 }
 
 impl Default for EmitOptions {
@@ -55,6 +59,7 @@ impl Default for EmitOptions {
             field_attributes: Vec::new(),
             comments: true,
             views: false,
+            view_checks: false,
         }
     }
 }
@@ -680,7 +685,9 @@ impl Gen<'_> {
         let methods = naming::view_methods(names);
         let mut gets = Vec::new();
         let mut sets = Vec::new();
+        let mut checks = Vec::new();
         for (i, (m, f)) in members.iter().zip(&names.fields).enumerate() {
+            let fid = ident(&f.ident);
             let get = ident(&methods.get[i]);
             let set = ident(&methods.set[i]);
             let get_mut = ident(&methods.get_mut[i]);
@@ -693,6 +700,7 @@ impl Gen<'_> {
                     // Decoding keeps the last place of a scalar declared twice; encoding writes
                     // every place.
                     if let Some(last) = m.slots.last().and_then(|&s| rel(s)) {
+                        checks.push(quote!(__c.fixed(#field_name, self.#get(), &__o.#fid);));
                         gets.push(quote! {
                             #[doc = #doc]
                             #[inline]
@@ -717,6 +725,7 @@ impl Gen<'_> {
                     let sub = f.nested.as_ref().expect("an object has names");
                     self.view_struct(level, inner, sub, offsets, prefix, ViewKind::Object);
                     let t = format_ident!("{}", sub.ty);
+                    checks.push(quote!(self.#get().__check(&__o.#fid, __c);));
                     gets.push(quote! {
                         #[doc = #doc]
                         #[inline]
@@ -737,6 +746,19 @@ impl Gen<'_> {
                     let Some(at) = m.slots.first().and_then(|&s| rel(s)) else {
                         continue;
                     };
+                    checks.push(match kind {
+                        MemberKind::String => quote!(__c.string(#field_name, self.#get(), &__o.#fid);),
+                        MemberKind::Bytes => quote!(__c.data(#field_name, self.#get(), &__o.#fid);),
+                        MemberKind::ArrayOf(ElemType::String) => {
+                            quote!(__c.strings(#field_name, self.#get(), &__o.#fid);)
+                        }
+                        MemberKind::ArrayOf(_) => {
+                            quote!(__c.fixeds(#field_name, self.#get(), &__o.#fid);)
+                        }
+                        _ => quote! {
+                            __c.elements(#field_name, self.#get(), &__o.#fid, |__e, __x, __c| __e.__check(__x, __c));
+                        },
+                    });
                     match kind {
                         MemberKind::String => gets.push(quote! {
                             #[doc = #doc]
@@ -850,6 +872,18 @@ impl Gen<'_> {
                 names.ty
             ),
         };
+        let check = if self.o.view_checks {
+            quote! {
+                /// Compares every accessor with the decoder's value (the fuzz target's check).
+                #[doc(hidden)]
+                pub fn __check(self, __o: &#owned, __c: &mut #v::check::Checker) {
+                    let _ = (&__o, &__c);
+                    #(#checks)*
+                }
+            }
+        } else {
+            quote!()
+        };
         self.view_items.push(quote! {
             #[doc = #doc]
             #[derive(Debug, Clone, Copy)]
@@ -860,6 +894,7 @@ impl Gen<'_> {
             impl<'a> #name<&'a [u8]> {
                 #ctor
                 #to_owned
+                #check
                 #(#gets)*
             }
 

@@ -399,8 +399,9 @@ pub struct Elements<'a, E> {
 }
 
 impl<'a, E: Element> Elements<'a, E> {
-    /// The count in the array's metadata (what the walk gives at most).
-    pub fn count(&self) -> usize {
+    /// The count in the array's metadata (what the walk gives at most; not `Iterator::count`,
+    /// which walks).
+    pub fn declared(&self) -> usize {
         self.chain.count
     }
 }
@@ -455,7 +456,7 @@ impl<E: Element> ElementsMut<'_, E> {
     }
 
     /// The count in the array's metadata.
-    pub fn count(&self) -> usize {
+    pub fn declared(&self) -> usize {
         self.chain.count
     }
 }
@@ -470,7 +471,7 @@ pub struct Fixeds<'a, T> {
 
 impl<T: Fixed> Fixeds<'_, T> {
     /// The count in the array's metadata.
-    pub fn count(&self) -> usize {
+    pub fn declared(&self) -> usize {
         self.chain.count
     }
 }
@@ -500,7 +501,7 @@ pub struct Strings<'a> {
 
 impl Strings<'_> {
     /// The count in the array's metadata.
-    pub fn count(&self) -> usize {
+    pub fn declared(&self) -> usize {
         self.chain.count
     }
 }
@@ -631,5 +632,140 @@ impl fmt::Debug for Utf16Str<'_> {
             }
         }
         f.write_str("\"")
+    }
+}
+
+/// What the `tera_views` fuzz target compares: each accessor of a view against the value the
+/// full decoder gave. Generated code calls it only with `Config::view_checks` (the fuzz crate's).
+#[doc(hidden)]
+pub mod check {
+    use alloc::format;
+    use alloc::string::String;
+
+    use super::{Element, Elements, Fixed, Fixeds, Strings, Utf16Str};
+    use crate::tera::{DecodeError, TeraString};
+
+    /// The first disagreement met, if any; every accessor is still called after it.
+    #[derive(Debug, Default)]
+    pub struct Checker {
+        first: Option<String>,
+    }
+
+    /// The bytes of a fixed value (floats compared bit for bit, NaN included).
+    fn bits<T: Fixed>(v: &T) -> [u8; 16] {
+        let mut b = [0; 16];
+        v.write(&mut b);
+        b
+    }
+
+    impl Checker {
+        /// Notes a disagreement at `path`.
+        pub fn fail(&mut self, path: &str, what: impl core::fmt::Display) {
+            if self.first.is_none() {
+                self.first = Some(format!("{path}: {what}"));
+            }
+        }
+
+        /// A fixed field.
+        pub fn fixed<T: Fixed + core::fmt::Debug>(&mut self, path: &str, view: T, owned: &T) {
+            if bits(&view) != bits(owned) {
+                self.fail(path, format!("view {view:?}, decoder {owned:?}"));
+            }
+        }
+
+        /// A string.
+        pub fn string(
+            &mut self,
+            path: &str,
+            view: Result<Utf16Str<'_>, DecodeError>,
+            owned: &TeraString,
+        ) {
+            match view.and_then(|s| s.to_tera_string().map(|t| (s, t))) {
+                Ok((s, t)) => {
+                    if t != *owned
+                        || s != owned.as_str()
+                        || alloc::string::ToString::to_string(&s) != *owned
+                    {
+                        self.fail(path, format!("view {s:?}, decoder {owned:?}"));
+                    }
+                }
+                Err(e) => self.fail(path, e),
+            }
+        }
+
+        /// A `bytes` field.
+        pub fn data(&mut self, path: &str, view: Result<&[u8], DecodeError>, owned: &[u8]) {
+            match view {
+                Ok(b) if b == owned => {}
+                Ok(b) => self.fail(path, format!("view {b:?}, decoder {owned:?}")),
+                Err(e) => self.fail(path, e),
+            }
+        }
+
+        /// An `array<T>`.
+        pub fn fixeds<T: Fixed + core::fmt::Debug + Default>(
+            &mut self,
+            path: &str,
+            view: Fixeds<'_, T>,
+            owned: &[T],
+        ) {
+            if view.declared() != owned.len() {
+                self.fail(
+                    path,
+                    format!("count {}, decoder {}", view.declared(), owned.len()),
+                );
+            }
+            for (i, v) in view.enumerate() {
+                match v {
+                    Ok(v) => self.fixed(path, v, owned.get(i).unwrap_or(&T::default())),
+                    Err(e) => self.fail(path, e),
+                }
+            }
+        }
+
+        /// An `array<string>`.
+        pub fn strings(&mut self, path: &str, view: Strings<'_>, owned: &[TeraString]) {
+            if view.declared() != owned.len() {
+                self.fail(
+                    path,
+                    format!("count {}, decoder {}", view.declared(), owned.len()),
+                );
+            }
+            let empty = TeraString::default();
+            for (i, v) in view.enumerate() {
+                self.string(path, v, owned.get(i).unwrap_or(&empty));
+            }
+        }
+
+        /// An object-array: `each` compares one element.
+        pub fn elements<'a, E: Element, O: Default>(
+            &mut self,
+            path: &str,
+            view: Elements<'a, E>,
+            owned: &[O],
+            mut each: impl FnMut(E::With<&'a [u8]>, &O, &mut Self),
+        ) {
+            if view.declared() != owned.len() {
+                self.fail(
+                    path,
+                    format!("count {}, decoder {}", view.declared(), owned.len()),
+                );
+            }
+            let empty = O::default();
+            for (i, v) in view.enumerate() {
+                match v {
+                    Ok(v) => each(v, owned.get(i).unwrap_or(&empty), self),
+                    Err(e) => self.fail(path, e),
+                }
+            }
+        }
+
+        /// The first disagreement.
+        pub fn result(self) -> Result<(), String> {
+            match self.first {
+                Some(e) => Err(e),
+                None => Ok(()),
+            }
+        }
     }
 }
