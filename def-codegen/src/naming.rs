@@ -573,7 +573,7 @@ mod tests {
             m.get_mut,
             [
                 "x_mut_2",
-                "set_x_mut",
+                "set_x_mut_2",
                 "to_owned_mut",
                 "type_mut",
                 "x_mut_mut",
