@@ -10,6 +10,11 @@
 //! * `stream/proxy`: the proxy loop: split the stream into packets, and for the hooked messages
 //!   (`S_ITEMLIST`, `S_GET_USER_LIST`, `S_SHOW_ITEM_TOOLTIP`) a view and one fixed field read,
 //!   then every packet copied to the output buffer;
+//! * `stream/proxy_batched`: the same loop, copying runs of consecutive packets that no hook
+//!   changed (up to 64 KiB) with one call each; `stream/split_only`: the split alone, the floor
+//!   of any loop over the packets;
+//! * `stream64m/*`: the same over the stream repeated to 64 MiB, past the caches (memory-bound,
+//!   as bytes fresh from a socket are);
 //! * `largest100/decode` against `largest100/view_one_field`: the 100 largest packets, fully
 //!   decoded (and dropped) or viewed with one fixed field read; `largest100/view_walk_strings`
 //!   reads every string of the top level of the same packets through the view (what a view costs
@@ -119,6 +124,7 @@ macro_rules! ops {
             },
             strings: |b, o| {
                 let v = $m::view::$ty::new(b, o).unwrap();
+                black_box(&v);
                 0 $(+ v.$s().unwrap().len())*
             },
         }
@@ -163,10 +169,10 @@ fn bench(c: &mut Criterion<CpuTime>) {
 
     // The proxy loop gives the stream back unchanged.
     let mut out = Vec::with_capacity(stream.len());
-    let proxy = |out: &mut Vec<u8>| {
+    let proxy_over = |stream: &[u8], out: &mut Vec<u8>| {
         out.clear();
         let mut seen = 0u64;
-        for p in packets(&stream) {
+        for p in packets(stream) {
             let p = p.unwrap();
             let opcode = u16::from_le_bytes([p[2], p[3]]);
             seen = seen.wrapping_add(hook(p, opcode, &ops));
@@ -174,7 +180,32 @@ fn bench(c: &mut Criterion<CpuTime>) {
         }
         seen
     };
+    let proxy = |out: &mut Vec<u8>| proxy_over(&stream, out);
     proxy(&mut out);
+    assert!(out == stream);
+    // The same loop, copying runs of consecutive packets that no hook changed in one call each
+    // (a hook that patched a packet would end the run before it), a run at most 64 KiB (so
+    // that it is copied while still in the cache the split just brought it into).
+    let batched = |stream: &[u8], out: &mut Vec<u8>| {
+        out.clear();
+        let mut seen = 0u64;
+        let (mut start, mut end) = (0, 0);
+        for p in packets(stream) {
+            let p = p.unwrap();
+            let opcode = u16::from_le_bytes([p[2], p[3]]);
+            seen = seen.wrapping_add(hook(p, opcode, &ops));
+            end += p.len();
+            if end - start >= 64 * 1024 {
+                out.extend_from_slice(&stream[start..end]);
+                start = end;
+            }
+        }
+        out.extend_from_slice(&stream[start..end]);
+        seen
+    };
+    // The floor of any loop over the packets: the split alone.
+    let split_only = |stream: &[u8]| packets(stream).map(|p| p.unwrap().len()).sum::<usize>();
+    batched(&stream, &mut out);
     assert!(out == stream);
 
     let mut g = c.benchmark_group("proxy/stream");
@@ -187,6 +218,28 @@ fn bench(c: &mut Criterion<CpuTime>) {
         })
     });
     g.bench_function("proxy", |b| b.iter(|| black_box(proxy(&mut out))));
+    g.bench_function("proxy_batched", |b| b.iter(|| black_box(batched(&stream, &mut out))));
+    g.bench_function("split_only", |b| b.iter(|| black_box(split_only(black_box(&stream)))));
+    g.finish();
+
+    // The same stream repeated to 64 MiB, past the caches: the copy is memory-bound, as for
+    // bytes that just came off a socket.
+    let big = stream.repeat((64 << 20) / stream.len() + 1);
+    let mut big_out = Vec::with_capacity(big.len());
+    batched(&big, &mut big_out);
+    assert!(big_out == big);
+    let mut g = c.benchmark_group("proxy/stream64m");
+    g.throughput(Throughput::Bytes(big.len() as u64));
+    g.sample_size(10);
+    g.bench_function("memcpy", |b| {
+        b.iter(|| {
+            big_out.clear();
+            big_out.extend_from_slice(black_box(&big));
+            black_box(big_out.len())
+        })
+    });
+    g.bench_function("proxy", |b| b.iter(|| black_box(proxy_over(&big, &mut big_out))));
+    g.bench_function("proxy_batched", |b| b.iter(|| black_box(batched(&big, &mut big_out))));
     g.finish();
 
     let mut largest: Vec<&Vector> = all.iter().collect();
