@@ -663,14 +663,13 @@ impl Gen<'_> {
         } else {
             ViewKind::Element
         };
-        self.view_struct(level, &level.members, names, &offsets, prefix, kind);
+        self.view_struct(&level.members, names, &offsets, prefix, kind);
     }
 
     /// One view type: a tuple struct over `At<B>`, its getters on `&[u8]`, its setters on
     /// `&mut [u8]`, and for an element type its `Element` impl.
     fn view_struct(
         &mut self,
-        level: &Level,
         members: &[Member],
         names: &naming::StructNames,
         offsets: &[Option<usize>],
@@ -723,7 +722,7 @@ impl Gen<'_> {
                 }
                 MemberKind::Object(inner) => {
                     let sub = f.nested.as_ref().expect("an object has names");
-                    self.view_struct(level, inner, sub, offsets, prefix, ViewKind::Object);
+                    self.view_struct(inner, sub, offsets, prefix, ViewKind::Object);
                     let t = format_ident!("{}", sub.ty);
                     checks.push(quote!(self.#get().__check(&__o.#fid, __c);));
                     gets.push(quote! {
@@ -850,7 +849,7 @@ impl Gen<'_> {
         };
         let ctor_mut = if kind == ViewKind::Root {
             quote! {
-                /// A view of a whole packet that changes fixed fields in place; as [`Self::new`].
+                /// A view of a whole packet that changes fixed fields in place, checked as by `new`.
                 pub fn new_mut(bytes: &'a mut [u8], opts: #rt::Options) -> #res<Self, #err> {
                     #v::At::root_mut(bytes, opts, #prefix_lit).map(#name)
                 }

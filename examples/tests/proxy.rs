@@ -59,12 +59,8 @@ async fn hooks_log_and_patch_and_everything_else_passes_untouched() {
         assert_eq!(
             report.logged,
             [
-                format!(
-                    r#"{{"name":"C_CHAT","version":1,"data":{{"channel":0,"message":"hi there"}}}}"#
-                ),
-                format!(
-                    r#"{{"name":"C_CHAT","version":1,"data":{{"channel":27,"message":"WTS épée +12"}}}}"#
-                ),
+                r#"{"name":"C_CHAT","version":1,"data":{"channel":0,"message":"hi there"}}"#,
+                r#"{"name":"C_CHAT","version":1,"data":{"channel":27,"message":"WTS épée +12"}}"#,
             ],
             "opcode {chat}"
         );

@@ -142,7 +142,13 @@ fn ops_of(file: &str) -> Ops {
             []
         ),
         "S_SHOW_ITEM_TOOLTIP.18.def" => {
-            ops!(tooltip::SShowItemTooltip, dbid, set_dbid, dbid, [soulbound_name])
+            ops!(
+                tooltip::SShowItemTooltip,
+                dbid,
+                set_dbid,
+                dbid,
+                [soulbound_name]
+            )
         }
         "S_USER_PAPERDOLL_INFO.15.def" => ops!(
             paperdoll::SUserPaperdollInfo,
@@ -218,8 +224,12 @@ fn bench(c: &mut Criterion<CpuTime>) {
         })
     });
     g.bench_function("proxy", |b| b.iter(|| black_box(proxy(&mut out))));
-    g.bench_function("proxy_batched", |b| b.iter(|| black_box(batched(&stream, &mut out))));
-    g.bench_function("split_only", |b| b.iter(|| black_box(split_only(black_box(&stream)))));
+    g.bench_function("proxy_batched", |b| {
+        b.iter(|| black_box(batched(&stream, &mut out)))
+    });
+    g.bench_function("split_only", |b| {
+        b.iter(|| black_box(split_only(black_box(&stream))))
+    });
     g.finish();
 
     // The same stream repeated to 64 MiB, past the caches: the copy is memory-bound, as for
@@ -238,8 +248,12 @@ fn bench(c: &mut Criterion<CpuTime>) {
             black_box(big_out.len())
         })
     });
-    g.bench_function("proxy", |b| b.iter(|| black_box(proxy_over(&big, &mut big_out))));
-    g.bench_function("proxy_batched", |b| b.iter(|| black_box(batched(&big, &mut big_out))));
+    g.bench_function("proxy", |b| {
+        b.iter(|| black_box(proxy_over(&big, &mut big_out)))
+    });
+    g.bench_function("proxy_batched", |b| {
+        b.iter(|| black_box(batched(&big, &mut big_out)))
+    });
     g.finish();
 
     let mut largest: Vec<&Vector> = all.iter().collect();
