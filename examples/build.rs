@@ -7,6 +7,8 @@ fn main() {
         .input("defs")
         // Serialize/Deserialize in the tera-vectors JSON form (needs def-runtime's `serde`).
         .serde(true)
+        // Zero-copy views (`defs::c_chat_example::v1::view::CChatExample`), docs/usage.md.
+        .views(true)
         // Any attribute on any generated type or field, selected by `.def` path.
         .type_attribute("C_CHAT_EXAMPLE", "#[derive(Eq)]")
         // On a bad definition: each diagnostic as cargo's own error, `FILE:LINE:COL: error: ...`

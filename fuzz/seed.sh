@@ -50,11 +50,11 @@ if os.path.isfile(os.environ["TERA_VECTORS"]):
         taken[i] = taken.get(i, 0) + 1
         packet = bytes.fromhex(v["hex"])
         for flags in (int(bool(v["padding"])), int(bool(v["padding"])) | 2):
-            for t in ("tera_dynamic", "tera_generated"):
+            for t in ("tera_dynamic", "tera_generated", "tera_views"):
                 put(t, bytes([i, flags]) + packet)
 # The project's own definitions have no vectors: a header-only packet of each.
 for k in range(3):
-    for t in ("tera_dynamic", "tera_generated"):
+    for t in ("tera_dynamic", "tera_generated", "tera_views"):
         put(t, bytes([len(names) + k, 0, 4, 0, 0x21, 0x43]))
 
 # Godot: every vector, for its version, with and without objects.

@@ -297,6 +297,23 @@ impl Config {
         self
     }
 
+    /// Zero-copy views (default off; on for `defc gen` and the protocol crates of
+    /// [`crate::protocol`]): beside each definition's structs, a module `view` with one type per
+    /// struct that reads its fields from the packet's bytes on demand, and changes fixed fields in
+    /// place over `&mut [u8]` (`def_runtime::tera::view` says what is checked when).
+    pub fn views(&mut self, on: bool) -> &mut Self {
+        self.emit.views = on;
+        self
+    }
+
+    /// With [`Config::views`]: a hidden `__check` per view type that compares every accessor with
+    /// the full decoder's value (what the `tera_views` fuzz target calls; not for other uses).
+    #[doc(hidden)]
+    pub fn view_checks(&mut self, on: bool) -> &mut Self {
+        self.emit.view_checks = on;
+        self
+    }
+
     /// Strict mode: every warning is an error.
     pub fn strict(&mut self, on: bool) -> &mut Self {
         self.mode = if on { Mode::Strict } else { Mode::Compatible };

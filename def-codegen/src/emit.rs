@@ -40,6 +40,13 @@ pub struct EmitOptions {
     pub field_attributes: Vec<(String, String)>,
     /// Carry `.def` lines and comments into doc comments.
     pub comments: bool,
+    /// Zero-copy view types beside the structs, in a module `view` of each definition's module
+    /// (see [`crate::Config::views`]).
+    pub views: bool,
+    /// With `views`: a hidden `__check` per view type that compares every accessor with the
+    /// decoder's value (for the fuzz target; [`crate::Config::view_checks`]).
+    #[doc(hidden)]
+    pub view_checks: bool,
 }
 
 impl Default for EmitOptions {
@@ -51,6 +58,8 @@ impl Default for EmitOptions {
             type_attributes: Vec::new(),
             field_attributes: Vec::new(),
             comments: true,
+            views: false,
+            view_checks: false,
         }
     }
 }
@@ -142,6 +151,11 @@ struct Gen<'a> {
     o: &'a EmitOptions,
     rt: TokenStream,
     items: Vec<TokenStream>,
+    /// The runtime path as seen from the `view` module, and its items (with `EmitOptions::views`).
+    view_rt: TokenStream,
+    view_items: Vec<TokenStream>,
+    /// The root struct's type name.
+    root: String,
 }
 
 /// Rust type of a scalar.
@@ -510,6 +524,9 @@ impl Gen<'_> {
                 }
             }
         });
+        if self.o.views {
+            self.view_level(level, struct_names);
+        }
     }
 
     /// Decode, encode and length of one variable field.
@@ -592,6 +609,319 @@ impl Gen<'_> {
         quote!(#name { #(#fields),* })
     }
 }
+/// The runtime path as seen from a definition's `view` module, one level down: a path that
+/// starts with `self` or `super` moves up one more; others are unchanged.
+fn view_runtime(path: &str) -> Result<TokenStream, syn::Error> {
+    let mut p: syn::Path = syn::parse_str(path).map_err(|_| {
+        syn::Error::new(
+            Span::call_site(),
+            format!("runtime path `{path}` is not a Rust path"),
+        )
+    })?;
+    if p.leading_colon.is_none()
+        && let Some(first) = p.segments.first_mut()
+    {
+        if first.ident == "self" {
+            first.ident = syn::Ident::new("super", Span::call_site());
+        } else if first.ident == "super" {
+            return Ok(quote!(super::#p));
+        }
+    }
+    Ok(quote!(#p))
+}
+
+/// What kind of struct a view type stands for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ViewKind {
+    /// The packet body.
+    Root,
+    /// An element of an object-array.
+    Element,
+    /// An object of a level (the level's place, its own fields).
+    Object,
+}
+
+impl Gen<'_> {
+    /// The view types of a level (the root or an element type) and of its objects.
+    fn view_level(&mut self, level: &Level, names: &naming::StructNames) {
+        // Each slot's offset from the level's body start, when it is static (no variable data
+        // before it at this level).
+        let mut offsets = vec![None; level.slots.len()];
+        let mut prefix = 0usize;
+        for step in &level.steps {
+            if let Step::Fixed(run) = step
+                && let Some(o) = run.offset
+            {
+                for (off, f) in &run.fields {
+                    offsets[f.slot()] = Some(o + off);
+                }
+                prefix = prefix.max(o + run.size);
+            }
+        }
+        let kind = if names.ty == self.root {
+            ViewKind::Root
+        } else {
+            ViewKind::Element
+        };
+        self.view_struct(&level.members, names, &offsets, prefix, kind);
+    }
+
+    /// One view type: a tuple struct over `At<B>`, its getters on `&[u8]`, its setters on
+    /// `&mut [u8]`, and for an element type its `Element` impl.
+    fn view_struct(
+        &mut self,
+        members: &[Member],
+        names: &naming::StructNames,
+        offsets: &[Option<usize>],
+        prefix: usize,
+        kind: ViewKind,
+    ) {
+        let rt = self.view_rt.clone();
+        let v = quote!(#rt::tera::view);
+        let err = quote!(#rt::DecodeError);
+        let res = quote!(::core::result::Result);
+        let name = format_ident!("{}", names.ty);
+        let methods = naming::view_methods(names);
+        let mut gets = Vec::new();
+        let mut sets = Vec::new();
+        let mut checks = Vec::new();
+        for (i, (m, f)) in members.iter().zip(&names.fields).enumerate() {
+            let fid = ident(&f.ident);
+            let get = ident(&methods.get[i]);
+            let set = ident(&methods.set[i]);
+            let get_mut = ident(&methods.get_mut[i]);
+            let doc = format!(" The field {}.", doc_span(&m.name));
+            let field_name = &m.name;
+            let rel = |slot: usize| offsets[slot].map(Literal::usize_unsuffixed);
+            match &m.kind {
+                MemberKind::Scalar(sc) => {
+                    let t = scalar_ty(&rt, *sc);
+                    // Decoding keeps the last place of a scalar declared twice; encoding writes
+                    // every place.
+                    if let Some(last) = m.slots.last().and_then(|&s| rel(s)) {
+                        checks.push(quote!(__c.fixed(#field_name, self.#get(), &__o.#fid);));
+                        gets.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            pub fn #get(&self) -> #t {
+                                self.0.get::<#t>(#last)
+                            }
+                        });
+                    }
+                    let all: Option<Vec<Literal>> = m.slots.iter().map(|&s| rel(s)).collect();
+                    if let Some(all) = all {
+                        let doc = format!(" Sets the field {} in place.", doc_span(&m.name));
+                        sets.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            pub fn #set(&mut self, value: #t) {
+                                #(self.0.put::<#t>(#all, &value);)*
+                            }
+                        });
+                    }
+                }
+                MemberKind::Object(inner) => {
+                    let sub = f.nested.as_ref().expect("an object has names");
+                    self.view_struct(inner, sub, offsets, prefix, ViewKind::Object);
+                    let t = format_ident!("{}", sub.ty);
+                    checks.push(quote!(self.#get().__check(&__o.#fid, __c);));
+                    gets.push(quote! {
+                        #[doc = #doc]
+                        #[inline]
+                        pub fn #get(&self) -> #t<&'a [u8]> {
+                            #t(self.0)
+                        }
+                    });
+                    let doc = format!(" The object {}, to change in place.", doc_span(&m.name));
+                    sets.push(quote! {
+                        #[doc = #doc]
+                        #[inline]
+                        pub fn #get_mut(&mut self) -> #t<&mut [u8]> {
+                            #t(self.0.reborrow())
+                        }
+                    });
+                }
+                kind => {
+                    let Some(at) = m.slots.first().and_then(|&s| rel(s)) else {
+                        continue;
+                    };
+                    checks.push(match kind {
+                        MemberKind::String => quote!(__c.string(#field_name, self.#get(), &__o.#fid);),
+                        MemberKind::Bytes => quote!(__c.data(#field_name, self.#get(), &__o.#fid);),
+                        MemberKind::ArrayOf(ElemType::String) => {
+                            quote!(__c.strings(#field_name, self.#get(), &__o.#fid);)
+                        }
+                        MemberKind::ArrayOf(_) => {
+                            quote!(__c.fixeds(#field_name, self.#get(), &__o.#fid);)
+                        }
+                        _ => quote! {
+                            __c.elements(#field_name, self.#get(), &__o.#fid, |__e, __x, __c| __e.__check(__x, __c));
+                        },
+                    });
+                    match kind {
+                        MemberKind::String => gets.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            pub fn #get(&self) -> #res<#v::Utf16Str<'a>, #err> {
+                                self.0.string(#at).map_err(|e| e.in_field(#field_name))
+                            }
+                        }),
+                        MemberKind::Bytes => gets.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            pub fn #get(&self) -> #res<&'a [u8], #err> {
+                                self.0.data(#at).map_err(|e| e.in_field(#field_name))
+                            }
+                        }),
+                        MemberKind::ArrayOf(ElemType::String) => gets.push(quote! {
+                            #[doc = #doc]
+                            #[inline]
+                            pub fn #get(&self) -> #v::Strings<'a> {
+                                self.0.strings(#at)
+                            }
+                        }),
+                        MemberKind::ArrayOf(ElemType::Scalar(sc)) => {
+                            let t = scalar_ty(&rt, *sc);
+                            gets.push(quote! {
+                                #[doc = #doc]
+                                #[inline]
+                                pub fn #get(&self) -> #v::Fixeds<'a, #t> {
+                                    self.0.fixeds(#at)
+                                }
+                            })
+                        }
+                        MemberKind::Array(_) => {
+                            let sub = f.nested.as_ref().expect("an array has element names");
+                            let t = format_ident!("{}", sub.ty);
+                            gets.push(quote! {
+                                #[doc = #doc]
+                                #[inline]
+                                pub fn #get(&self) -> #v::Elements<'a, #t<()>> {
+                                    self.0.elements(#at)
+                                }
+                            });
+                            let doc = format!(
+                                " The elements of {}, to change in place.",
+                                doc_span(&m.name)
+                            );
+                            sets.push(quote! {
+                                #[doc = #doc]
+                                #[inline]
+                                pub fn #get_mut(&mut self) -> #v::ElementsMut<'_, #t<()>> {
+                                    self.0.elements_mut(#at)
+                                }
+                            });
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let owned = quote!(super::#name);
+        let prefix_lit = Literal::usize_unsuffixed(prefix);
+        let (ctor, to_owned) = match kind {
+            ViewKind::Root => (
+                quote! {
+                    /// A view of a whole packet: checks its header (in strict mode, that the
+                    /// header's length is the packet's) and that the fixed fields fit; every
+                    /// other field is checked when it is read.
+                    pub fn new(bytes: &'a [u8], opts: #rt::Options) -> #res<Self, #err> {
+                        #v::At::root(bytes, opts, #prefix_lit).map(#name)
+                    }
+                },
+                quote! {
+                    /// The owned struct, by the full decoder.
+                    pub fn to_owned(self) -> #res<#owned, #err> {
+                        <#owned as #rt::Packet>::decode(self.0.bytes(), self.0.options())
+                    }
+                },
+            ),
+            ViewKind::Element => (
+                quote!(),
+                quote! {
+                    /// The owned struct, by the full decoder.
+                    pub fn to_owned(self) -> #res<#owned, #err> {
+                        self.0.decode_element::<#owned>()
+                    }
+                },
+            ),
+            ViewKind::Object => (quote!(), quote!()),
+        };
+        let ctor_mut = if kind == ViewKind::Root {
+            quote! {
+                /// A view of a whole packet that changes fixed fields in place, checked as by `new`.
+                pub fn new_mut(bytes: &'a mut [u8], opts: #rt::Options) -> #res<Self, #err> {
+                    #v::At::root_mut(bytes, opts, #prefix_lit).map(#name)
+                }
+            }
+        } else {
+            quote!()
+        };
+        let doc = match kind {
+            ViewKind::Root => format!(
+                " A view of a packet of [`super::{}`] over its bytes `B` (`&[u8]` to read, `&mut [u8]` to change fixed fields in place).",
+                names.ty
+            ),
+            ViewKind::Element => format!(
+                " A view of an element [`super::{}`] (`B` as for the packet's view).",
+                names.ty
+            ),
+            ViewKind::Object => format!(
+                " A view of the object [`super::{}`] (`B` as for the packet's view).",
+                names.ty
+            ),
+        };
+        let check = if self.o.view_checks {
+            quote! {
+                /// Compares every accessor with the decoder's value (the fuzz target's check).
+                #[doc(hidden)]
+                pub fn __check(self, __o: &#owned, __c: &mut #v::check::Checker) {
+                    let _ = (&__o, &__c);
+                    #(#checks)*
+                }
+            }
+        } else {
+            quote!()
+        };
+        self.view_items.push(quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            pub struct #name<B>(#v::At<B>);
+
+            // Getters are named after fields, which may be named like std's methods.
+            #[allow(clippy::should_implement_trait, clippy::wrong_self_convention, clippy::needless_lifetimes)]
+            impl<'a> #name<&'a [u8]> {
+                #ctor
+                #to_owned
+                #check
+                #(#gets)*
+            }
+
+            #[allow(clippy::should_implement_trait, clippy::wrong_self_convention, clippy::needless_lifetimes)]
+            impl<'a> #name<&'a mut [u8]> {
+                #ctor_mut
+                /// The same view, read-only.
+                pub fn view(&self) -> #name<&[u8]> {
+                    #name(self.0.shared())
+                }
+                #(#sets)*
+            }
+        });
+        if kind == ViewKind::Element {
+            self.view_items.push(quote! {
+                impl #v::Element for #name<()> {
+                    type With<B> = #name<B>;
+                    const SIZE: usize = 4 + <#owned as #rt::__private::Level>::FIXED_SIZE;
+                    const PREFIX: usize = #prefix_lit;
+                    fn wrap<B>(at: #v::At<B>) -> #name<B> {
+                        #name(at)
+                    }
+                }
+            });
+        }
+    }
+}
+
 /// The items for one definition: its structs, their `Level` impls and the `Packet` impl.
 ///
 /// Fails only for options that [`EmitOptions::check`] refuses.
@@ -608,6 +938,9 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
         o,
         rt: rt.clone(),
         items: Vec::new(),
+        view_rt: view_runtime(&o.runtime)?,
+        view_items: Vec::new(),
+        root: names.ty.clone(),
     };
     let mut doc = vec![format!(
         " {} version {version}, from {}.",
@@ -631,8 +964,25 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
     let name = format_ident!("{}", names.ty);
     let version_lit = Literal::u32_unsuffixed(version);
     let items = g.items;
+    let views = if o.views {
+        let v = g.view_items;
+        let doc = format!(
+            " Zero-copy views of {}: each type reads the fields of the struct of the same name \
+             from the packet's bytes, on demand (`def_runtime::tera::view`).",
+            doc_span(&pname)
+        );
+        quote! {
+            #[doc = #doc]
+            pub mod view {
+                #(#v)*
+            }
+        }
+    } else {
+        quote!()
+    };
     Ok(quote! {
         #(#items)*
+        #views
 
         impl #rt::Packet for #name {
             const NAME: &'static str = #pname;

@@ -339,6 +339,49 @@ pub(crate) fn level_locals(level: &Level, names: &StructNames) -> Vec<String> {
     out
 }
 
+/// The methods a view type (`view::SLogin<B>`, `EmitOptions::views`) has besides its fields'.
+pub(crate) const VIEW_METHODS: &[&str] = &["new", "new_mut", "view", "to_owned"];
+
+/// The method names of one view type, one per member of its struct: the getter, the setter
+/// (`set_` and the field) and the accessor that changes in place (the field and `_mut`). All are
+/// unique within the type, none is one of [`VIEW_METHODS`], and getters are claimed first so that
+/// they keep the field's name whenever it is free.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ViewMethods {
+    /// Getters, in member order.
+    pub(crate) get: Vec<String>,
+    /// Setters, in member order.
+    pub(crate) set: Vec<String>,
+    /// `_mut` accessors, in member order.
+    pub(crate) get_mut: Vec<String>,
+}
+
+/// The [`ViewMethods`] of the struct named `names`.
+pub(crate) fn view_methods(names: &StructNames) -> ViewMethods {
+    let mut taken = Taken::new(true, VIEW_METHODS);
+    let get = names
+        .fields
+        .iter()
+        .map(|f| taken.claim(f.ident.clone()))
+        .collect();
+    let raw = |f: &FieldNames| f.ident.strip_prefix("r#").unwrap_or(&f.ident).to_string();
+    let set = names
+        .fields
+        .iter()
+        .map(|f| taken.claim(format!("set_{}", raw(f).trim_start_matches('_'))))
+        .collect();
+    let get_mut = names
+        .fields
+        .iter()
+        .map(|f| {
+            let r = raw(f);
+            let sep = if r.ends_with('_') { "" } else { "_" };
+            taken.claim(format!("{r}{sep}mut"))
+        })
+        .collect();
+    ViewMethods { get, set, get_mut }
+}
+
 /// Unique module names for messages (`S_LOGIN` → `s_login`), none of them in
 /// [`RESERVED_MODULES`]; the names are taken in byte order.
 pub(crate) fn module_names<'a>(
@@ -486,6 +529,61 @@ mod tests {
         assert_eq!(v["S_FOO_BAR"], "SFooBar");
         assert_eq!(v["S_A1"], "SA1");
         assert_eq!(v["S_A_1"], "SA12");
+    }
+
+    #[test]
+    fn view_methods_avoid_each_other_and_the_views_own() {
+        let field = |i: &str| FieldNames {
+            ident: i.to_string(),
+            nested: None,
+        };
+        let names = StructNames {
+            ty: "S".into(),
+            fields: ["x", "set_x", "to_owned", "r#type", "x_mut", "self_", "_1st"]
+                .into_iter()
+                .map(field)
+                .collect(),
+        };
+        let m = view_methods(&names);
+        assert_eq!(
+            m.get,
+            [
+                "x",
+                "set_x",
+                "to_owned_2",
+                "r#type",
+                "x_mut",
+                "self_",
+                "_1st"
+            ]
+        );
+        assert_eq!(
+            m.set,
+            [
+                "set_x_2",
+                "set_set_x",
+                "set_to_owned",
+                "set_type",
+                "set_x_mut",
+                "set_self_",
+                "set_1st"
+            ]
+        );
+        assert_eq!(
+            m.get_mut,
+            [
+                "x_mut_2",
+                "set_x_mut_2",
+                "to_owned_mut",
+                "type_mut",
+                "x_mut_mut",
+                "self_mut",
+                "_1st_mut"
+            ]
+        );
+        for n in m.get.iter().chain(&m.set).chain(&m.get_mut) {
+            assert!(syn::parse_str::<syn::Ident>(n).is_ok(), "{n}");
+        }
     }
 
     #[test]

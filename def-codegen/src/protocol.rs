@@ -33,6 +33,8 @@ pub struct ProtocolOptions {
     pub runtime: String,
     /// Print `cargo:` lines (from a build script).
     pub cargo_output: bool,
+    /// Zero-copy view types for every definition ([`Config::views`]; default on).
+    pub views: bool,
 }
 
 impl ProtocolOptions {
@@ -47,6 +49,7 @@ impl ProtocolOptions {
             padding_opcodes: Vec::new(),
             runtime: "::def_runtime".into(),
             cargo_output: false,
+            views: true,
         }
     }
 }
@@ -451,6 +454,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .out_dir(&defs_out)
         .serde_feature("serde")
         .runtime_path(&o.runtime)
+        .views(o.views)
         .cargo_output(o.cargo_output);
     if o.cargo_output {
         crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.defs.display()));

@@ -12,7 +12,8 @@
 //!
 //! Combinations: the defaults; serde on; serde on with `serde_default`; serde behind the `ser`
 //! feature; comments off; a re-exported runtime path (`crate::rt`) with serde (and
-//! `serde_default`) behind the feature; type and field attributes with serde behind the feature.
+//! `serde_default`) behind the feature; type and field attributes with serde behind the feature;
+//! zero-copy views, alone and with the re-exported runtime, serde behind the feature and no comments.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,6 +57,15 @@ const COMBINATIONS: &[Combination] = &[
         c.runtime_path("crate::rt")
             .serde_feature("ser")
             .serde_default(true);
+    }),
+    ("views", false, |c| {
+        c.views(true);
+    }),
+    ("views_everything", false, |c| {
+        c.views(true)
+            .runtime_path("crate::rt")
+            .serde_feature("ser")
+            .disable_comments();
     }),
     ("attributes", false, |c| {
         c.serde_feature("ser")

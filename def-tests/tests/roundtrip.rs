@@ -168,13 +168,30 @@ fn definition(file: &str) -> Definition {
     Definition::from_file(&path, def_parser::Mode::Strict).unwrap()
 }
 
+/// Makes the view of a packet and compares each of its accessors with a decoded value.
+type ViewCheck<P> = fn(&[u8], Options, &P) -> Result<(), String>;
+
+/// The [`ViewCheck`] of the view type `$v`.
+macro_rules! view_check {
+    ($v:ty) => {
+        |b, o, p| {
+            let mut c = def_runtime::tera::view::check::Checker::default();
+            <$v>::new(b, o)
+                .map_err(|e| e.to_string())?
+                .__check(p, &mut c);
+            c.result()
+        }
+    };
+}
+
 /// The property, for one generated type.
 fn check<
-    P: Packet + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    P: Packet + serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug + Default,
 >(
     file: &str,
     seed: u64,
     padding: bool,
+    view: ViewCheck<P>,
 ) {
     let def = definition(file);
     let mut r = Rng(seed);
@@ -195,6 +212,8 @@ fn check<
         "{file}: generated encode"
     );
     assert_eq!(p.encoded_len(opts), bytes.len());
+    // Every view accessor reads what the decoder read.
+    view(&bytes, opts.strict(true), &p).unwrap_or_else(|e| panic!("{file}: view: {e}"));
     let from_json: P = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(from_json, p, "{file}: serde deserialize");
     assert_eq!(
@@ -212,6 +231,13 @@ fn check<
             _ => {
                 let i = r.below(b.len() as u64) as usize;
                 b[i] = r.next() as u8;
+            }
+        }
+        // A view never panics; over what decodes, it agrees with the decoder.
+        match P::decode(&b, opts) {
+            Ok(p) => view(&b, opts, &p).unwrap_or_else(|e| panic!("{file}: damaged view: {e}")),
+            Err(_) => {
+                let _ = view(&b, opts, &P::default());
             }
         }
         let typed = P::decode(&b, opts).map(|p| serde_json::to_value(&p).unwrap());
@@ -240,16 +266,16 @@ proptest! {
 
     #[test]
     fn every_type(seed in any::<u64>(), padding in any::<bool>()) {
-        check::<def_tests::c_every_type::v1::CEveryType>("C_EVERY_TYPE.1.def", seed, padding);
+        check::<def_tests::c_every_type::v1::CEveryType>("C_EVERY_TYPE.1.def", seed, padding, view_check!(def_tests::c_every_type::v1::view::CEveryType<&[u8]>));
     }
 
     #[test]
     fn explicit_refs_and_interleaving(seed in any::<u64>(), padding in any::<bool>()) {
-        check::<def_tests::s_explicit_refs::v1::SExplicitRefs>("S_EXPLICIT_REFS.1.def", seed, padding);
+        check::<def_tests::s_explicit_refs::v1::SExplicitRefs>("S_EXPLICIT_REFS.1.def", seed, padding, view_check!(def_tests::s_explicit_refs::v1::view::SExplicitRefs<&[u8]>));
     }
 
     #[test]
     fn fixed_after_variable(seed in any::<u64>(), padding in any::<bool>()) {
-        check::<def_tests::i_fixed_after_var::v1::IFixedAfterVar>("I_FIXED_AFTER_VAR.1.def", seed, padding);
+        check::<def_tests::i_fixed_after_var::v1::IFixedAfterVar>("I_FIXED_AFTER_VAR.1.def", seed, padding, view_check!(def_tests::i_fixed_after_var::v1::view::IFixedAfterVar<&[u8]>));
     }
 }

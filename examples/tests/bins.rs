@@ -82,3 +82,14 @@ fn edit_and_reencode() {
         "{out}"
     );
 }
+
+#[test]
+fn proxy() {
+    let out = ok(env!("CARGO_BIN_EXE_proxy"), &[]);
+    assert!(
+        out.contains(r#"logged: {"name":"C_CHAT","version":1,"data":{"channel":27,"message":"WTS épée +12"}}"#),
+        "{out}"
+    );
+    assert!(out.contains("2 S_ITEMLIST patched"), "{out}");
+    assert!(out.contains("the same as the client sent: true"), "{out}");
+}

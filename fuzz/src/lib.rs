@@ -27,6 +27,8 @@ pub struct Def {
     pub text: &'static str,
     /// [`check_generated`] for its generated type.
     pub generated: fn(&Definition, &[u8], Options),
+    /// [`check_views`] for its view type.
+    pub views: fn(&[u8], Options),
 }
 
 include!(concat!(env!("OUT_DIR"), "/defs.rs"));
@@ -169,6 +171,35 @@ where
     let a = serde_json::to_value(&back).unwrap();
     if !has_null(&a) {
         assert_eq!(a, d, "codecs disagree on the canonical encoding");
+    }
+}
+
+/// Zero-copy views of `P`: making a view and reading every accessor never panics or loops;
+/// when the full decoder accepts the packet, the view can be made and every accessor (fixed
+/// fields, strings, bytes, each array element, nested levels and objects) gives the decoder's
+/// value; when the view cannot be made, the decoder refuses the packet too.
+pub fn check_views<'a, P, V>(
+    bytes: &'a [u8],
+    opts: Options,
+    new: fn(&'a [u8], Options) -> Result<V, def_runtime::DecodeError>,
+    check: fn(V, &P, &mut def_runtime::tera::view::check::Checker),
+) where
+    P: Packet + Default,
+{
+    let decoded = P::decode(bytes, opts);
+    let view = new(bytes, opts);
+    let mut c = def_runtime::tera::view::check::Checker::default();
+    match (decoded, view) {
+        (Ok(p), Ok(v)) => {
+            check(v, &p, &mut c);
+            if let Err(e) = c.result() {
+                panic!("view and decoder disagree: {e}");
+            }
+        }
+        (Ok(_), Err(e)) => panic!("the decoder accepts a packet whose view fails: {e}"),
+        // Every accessor of a packet the decoder refuses: errors or values, never a panic.
+        (Err(_), Ok(v)) => check(v, &P::default(), &mut c),
+        (Err(_), Err(_)) => {}
     }
 }
 

@@ -5,6 +5,7 @@
 //! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
+//! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
 //! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON;
 //! * `spans` (feature `dynamic`): the byte range of every field of a packet, for tools.
 
@@ -13,6 +14,7 @@ pub mod framing;
 pub mod packet;
 pub mod utf16;
 pub mod values;
+pub mod view;
 pub mod wire;
 
 #[cfg(feature = "serde")]

@@ -148,7 +148,7 @@ pub fn whole_opcode(bytes: &[u8]) -> Result<u16, DecodeError> {
 }
 
 /// The header's length is the packet's (`bytes` holds at least the 2 bytes of the length).
-fn check_length(bytes: &[u8]) -> Result<(), DecodeError> {
+pub(crate) fn check_length(bytes: &[u8]) -> Result<(), DecodeError> {
     let header = u16::from_le_bytes([bytes[0], bytes[1]]) as usize;
     if header != bytes.len() {
         return Err(DecodeError::new(

@@ -300,6 +300,15 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader over a whole packet positioned at `pos` instead of the body: a view's element
+    /// decoded on its own (`tera::view`).
+    pub fn at(buf: &'a [u8], opts: Options, pos: usize) -> Self {
+        let mut r = Reader::new(buf, opts);
+        r.pos = pos;
+        r.furthest = pos.min(buf.len());
+        r
+    }
+
     /// The whole packet.
     pub fn buf(&self) -> &'a [u8] {
         self.buf
