@@ -72,7 +72,7 @@
 //! let def = Definition::from_text("S_PING.1.def", "uint32 seq\nstring note\n", Mode::Strict)?;
 //! // Header, the offset of `note`, `seq`, then "ok" in UTF-16 with its terminator.
 //! let bytes = [0x10, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x05, 0x00, 0x00, 0x00, 0x6f, 0x00, 0x6b, 0x00, 0x00, 0x00];
-//! let mut json = def.decode(&bytes, Options::new())?;
+//! let mut json = def.decode_json(&bytes, Options::new())?;
 //! assert_eq!(json, serde_json::json!({ "seq": 5, "note": "ok" }));
 //!
 //! json["seq"] = 6.into();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use criterion::{Criterion, Throughput};
 use def_runtime::Options;
 use def_runtime::tera::DynPacket;
-use def_runtime::tera::dynamic::{Definition as Dynamic, Missing};
+use def_runtime::tera::dynamic::{Definition as Dynamic, Missing, Record};
 use serde_json::Value;
 
 struct Vector {
@@ -15,6 +15,8 @@ struct Vector {
     range: std::ops::Range<usize>,
     opts: Options,
     json: Value,
+    /// The dynamic codec's record of the packet.
+    record: Record,
     typed: Box<dyn DynPacket>,
     opcode: u16,
 }
@@ -54,11 +56,13 @@ fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
         pending.push((def, dynamic, start..stream.len(), opts, v["object"].clone()));
     }
     for (def, dynamic, range, opts, json) in pending {
+        let dynamics = &dynamics;
         let bytes = &stream[range.clone()];
         out.push(Vector {
             def,
             dynamic,
             typed: (def.decode)(bytes, opts).unwrap(),
+            record: dynamics[dynamic].decode(bytes, opts).unwrap(),
             opcode: u16::from_le_bytes([bytes[2], bytes[3]]),
             range,
             opts,
@@ -109,6 +113,25 @@ pub fn bench(c: &mut Criterion<CpuTime>, alloc: &str) {
                 })
             });
             g.bench_function("dynamic/encode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        buf.clear();
+                        dynamics[v.dynamic]
+                            .encode_record_into(&v.record, v.opcode, v.opts, &mut buf)
+                            .unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/decode_json", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        dynamics[v.dynamic]
+                            .decode_json(&stream[v.range.clone()], v.opts)
+                            .unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/encode_json", |b| {
                 b.iter(|| {
                     for v in &set {
                         dynamics[v.dynamic]
