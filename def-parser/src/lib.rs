@@ -11,11 +11,13 @@
 
 pub mod ast;
 pub mod diag;
+pub mod json;
 pub mod parse;
 pub mod text;
 
 pub use parse::{Mode, Parsed, parse};
 pub mod layout;
+pub mod protocol;
 
 use std::path::Path;
 
