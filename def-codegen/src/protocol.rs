@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use def_parser::ast::{DefName, PatchRange, Platform};
+use def_parser::ast::{PatchRange, Platform};
 
 use crate::config::{Config, Error, Generated};
 use crate::naming;
@@ -104,30 +104,11 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         }
     }
     // Platform files override plain ones: compile only the files that apply.
-    let mut files: BTreeMap<(String, u32), (PathBuf, Option<Platform>)> = BTreeMap::new();
-    // Every name and version of the folder, whatever the platform (for deprecated.json).
-    let mut known = std::collections::BTreeSet::new();
-    let rd = std::fs::read_dir(&o.defs).map_err(|e| Error::Io(o.defs.clone(), e))?;
-    for entry in rd {
-        let path = entry.map_err(|e| Error::Io(o.defs.clone(), e))?.path();
-        // Only `.def` files are definitions (`.js` files beside them are the reference's
-        // hand-written ones); a `.def` whose name does not follow the grammar is an error.
-        if path.extension().is_none_or(|e| e != "def") {
-            continue;
-        }
-        let name = path
-            .file_name()
-            .and_then(|f| f.to_str())
-            .and_then(DefName::parse)
-            .ok_or_else(|| Error::FileName(path.clone()))?;
-        crate::input::check_regular(&path)?;
-        known.insert((name.name.clone(), name.version));
-        let key = (name.name.clone(), name.version);
-        let existing = files.get(&key).map(|(_, p)| *p);
-        if def_parser::protocol::file_applies(&name, o.platform, existing) {
-            files.insert(key, (path, name.platform));
-        }
-    }
+    let def_parser::protocol::DefinitionFiles { files, known } =
+        def_parser::protocol::scan_definitions(&o.defs, o.platform).map_err(|e| match e {
+            def_parser::protocol::ScanError::Io(p, e) => Error::Io(p, e),
+            def_parser::protocol::ScanError::FileName(p) => Error::FileName(p),
+        })?;
     let dep = match &o.deprecated {
         Some(p) => read_deprecated(p, &known)?,
         None => BTreeMap::new(),
@@ -135,7 +116,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     let defs_out = out.join("defs");
     let mut config = Config::new();
     config
-        .inputs(files.values().map(|(p, _)| p.clone()))
+        .inputs(files.values().cloned())
         .out_dir(&defs_out)
         .serde_feature("serde")
         .runtime_path(&o.runtime)

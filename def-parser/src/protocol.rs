@@ -355,3 +355,58 @@ pub fn choose(
         .collect();
     (current, st)
 }
+
+/// The `.def` files of a definitions folder that apply on a platform.
+#[derive(Debug, Clone, Default)]
+pub struct DefinitionFiles {
+    /// For each name and version, the file that applies (a platform's own file over the plain
+    /// one).
+    pub files: BTreeMap<(String, u32), std::path::PathBuf>,
+    /// Every name and version of the folder, whatever the platform (what `deprecated.json` may
+    /// name).
+    pub known: BTreeSet<(String, u32)>,
+}
+
+/// Why a definitions folder could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    /// The folder or an entry could not be read, or a `.def` is not a regular file.
+    #[error("{}: {}", .0.display(), .1)]
+    Io(std::path::PathBuf, #[source] std::io::Error),
+    /// A `.def` file's name does not follow `NAME.VERSION[.PLATFORM].def`.
+    #[error("{}: file name is not NAME.VERSION[.PLATFORM].def", .0.display())]
+    FileName(std::path::PathBuf),
+}
+
+/// Lists the `.def` files of `dir` that apply on `platform` ([`file_applies`]). Only `.def` files
+/// are definitions (`.js` files beside them are the reference's hand-written ones); a `.def`
+/// whose name does not follow the grammar, or that is not a regular file, is an error.
+pub fn scan_definitions(
+    dir: &std::path::Path,
+    platform: Platform,
+) -> Result<DefinitionFiles, ScanError> {
+    let mut out = DefinitionFiles::default();
+    let mut platforms: BTreeMap<(String, u32), Option<Platform>> = BTreeMap::new();
+    let rd = std::fs::read_dir(dir).map_err(|e| ScanError::Io(dir.to_path_buf(), e))?;
+    for entry in rd {
+        let path = entry
+            .map_err(|e| ScanError::Io(dir.to_path_buf(), e))?
+            .path();
+        if path.extension().is_none_or(|e| e != "def") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .and_then(DefName::parse)
+            .ok_or_else(|| ScanError::FileName(path.clone()))?;
+        crate::text::check_regular(&path).map_err(|e| ScanError::Io(path.clone(), e))?;
+        let key = (name.name.clone(), name.version);
+        out.known.insert(key.clone());
+        if file_applies(&name, platform, platforms.get(&key).copied()) {
+            platforms.insert(key.clone(), name.platform);
+            out.files.insert(key, path);
+        }
+    }
+    Ok(out)
+}

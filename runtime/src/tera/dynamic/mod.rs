@@ -12,7 +12,7 @@
 
 mod json;
 mod plan;
-// mod protocol;
+mod protocol;
 mod run;
 mod value;
 
@@ -24,9 +24,9 @@ use def_parser::{LoadError, Mode, Report};
 use super::error::{DecodeError, EncodeError};
 use super::wire::Options;
 use crate::clip::{self, Clip};
-use plan::{LevelPlan, Node};
+use plan::LevelPlan;
 
-// pub use protocol::{Decoded, Message, Protocol, ProtocolError};
+pub use protocol::{Decoded, LoadOptions, Message, Protocol, ProtocolError};
 pub use value::{Array, Record, Records, Value};
 
 /// What the encoder does with a member that the JSON leaves out.
@@ -195,15 +195,6 @@ impl Definition {
     ) -> Result<(), JsonError> {
         super::packet::encode_whole(opcode, opts, out, |w| {
             run::encode_level(&self.plan, &record.0, w, &At::Root)
-        })
-    }
-
-    /// The root's top-level keys (for [`Protocol`]'s messages).
-    #[allow(dead_code)]
-    fn keys(&self) -> impl Iterator<Item = &str> {
-        self.plan.tree.iter().map(|n| match n {
-            Node::Field(f) => &*self.plan.fields[*f].key,
-            Node::Object(name, _) => &**name,
         })
     }
 }
