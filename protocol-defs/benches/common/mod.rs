@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use criterion::{Criterion, Throughput};
 use def_runtime::Options;
 use def_runtime::tera::DynPacket;
-use def_runtime::tera::dynamic::{Definition as Dynamic, Missing, Record};
+use def_runtime::tera::dynamic::{Definition as Dynamic, LoadOptions, Missing, Protocol, Record};
 use serde_json::Value;
 
 struct Vector {
@@ -21,14 +21,21 @@ struct Vector {
     opcode: u16,
 }
 
+fn shared_dir() -> PathBuf {
+    std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")))
+}
+
+fn tera_data() -> PathBuf {
+    std::env::var_os("TERA_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| shared_dir().join("tera-data"))
+}
+
 fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
-    let shared = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let defs = std::env::var_os("TERA_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| shared.join("tera-data"))
-        .join("definitions");
+    let shared = shared_dir();
+    let defs = tera_data().join("definitions");
     let text = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl"))
         .expect("public vectors (set WIRE_SHARED_DIR)");
     let mut dynamics = Vec::new();
@@ -74,6 +81,14 @@ fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
 
 /// Every group, named under `alloc` (the global allocator in use).
 pub fn bench(c: &mut Criterion<CpuTime>, alloc: &str) {
+    // The whole corpus at run time: every definition read and compiled, the map, deprecated.json.
+    let data = tera_data();
+    let mut g = c.benchmark_group(format!("{alloc}/protocol"));
+    g.sample_size(10);
+    g.bench_function("dynamic/load", |b| {
+        b.iter(|| Protocol::load_newest(&data, &LoadOptions::default()).unwrap())
+    });
+    g.finish();
     let (stream, all, dynamics) = load();
     let mut largest: Vec<&Vector> = all.iter().collect();
     largest.sort_by_key(|v| std::cmp::Reverse(v.range.len()));

@@ -3,12 +3,12 @@
 //! Each value goes through the same serde implementations as the generated types'
 //! (`tera::json`, serde's own for numbers, strings and vectors), read from or written to a
 //! `serde_json::Value`: the dynamic and typed JSON forms accept and refuse the same inputs, by
-//! construction. The policy (README, "Dynamic codec"): a number must be an integer in its type's
-//! range (not `1.0`, not `true`); a `bool` is `true` or `false` (not `0`/`1`); a skill id has all
-//! five parts, `vec3` all three, `customize` all eight; `bytes` is a hex string (either case,
-//! not an array); keys the definition does not have are ignored; a missing member is an error,
-//! unless [`Missing::Default`] asks for the default value (what `defc gen --serde-default` does
-//! for the typed form).
+//! construction. The policy (docs/usage.md, "What JSON is accepted"): a number must be an integer
+//! in its type's range (not `1.0`, not `true`); a `bool` is `true` or `false` (not `0`/`1`); a
+//! skill id has all five parts, `vec3` all three, `customize` all eight; `bytes` is a hex string
+//! (either case, not an array); keys the definition does not have are ignored; a missing member
+//! is an error, unless [`Missing::Default`] asks for the default value (the counterpart of the
+//! typed form's serde defaults).
 
 use def_parser::ast::Scalar;
 use serde::Deserialize;
@@ -105,7 +105,7 @@ fn default_value(k: &Kind) -> Value {
                 Kind::Bytes => Value::Bytes(Vec::new()),
                 Kind::Strings => Value::Array(Array::String(Vec::new())),
                 Kind::Objects(elem) => Value::Array(Array::Object(Records {
-                    width: elem.fields.len(),
+                    width: elem.fields.len() as u32,
                     len: 0,
                     values: Vec::new(),
                 })),
@@ -142,11 +142,10 @@ fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<
                             .ok_or_else(|| err(&here, format!("expected an object, got {}", what(item))))?;
                         collect(elem, &elem.tree, o, &mut values, missing, &here)?;
                     }
-                    Value::Array(Array::Object(Records {
-                        width: elem.fields.len(),
-                        len: items.len(),
-                        values,
-                    }))
+                    Value::Array(Array::Object(
+                        Records::new(elem.fields.len(), items.len(), values)
+                            .ok_or_else(|| err(at, "too many elements"))?,
+                    ))
                 }
             }
         };

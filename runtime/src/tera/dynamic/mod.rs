@@ -138,8 +138,8 @@ impl Definition {
         serde_json::Value::Object(json::record_json(&self.plan, &record.0))
     }
 
-    /// The record of a JSON object, under the policy of the typed JSON form (see the README,
-    /// "Dynamic codec"); `missing` says what a member left out becomes.
+    /// The record of a JSON object, under the policy of the typed JSON form (see docs/usage.md,
+    /// "What JSON is accepted"); `missing` says what a member left out becomes.
     pub fn from_json(
         &self,
         value: &serde_json::Value,

@@ -140,8 +140,8 @@ fn decode_var(
             })
             .map(|()| {
                 Value::Array(Array::Object(Records {
-                    width,
-                    len: meta.count as usize,
+                    width: width as u32,
+                    len: u32::from(meta.count),
                     values,
                 }))
             })

@@ -111,8 +111,10 @@ impl Record {
 /// vector (one allocation for the whole array rather than one per element).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Records {
-    pub(super) width: usize,
-    pub(super) len: usize,
+    // u32, not usize: a `Value` is 32 bytes rather than 40 (a count is at most 65535; a width,
+    // the fields of one level of a `.def`).
+    pub(super) width: u32,
+    pub(super) len: u32,
     pub(super) values: Vec<Value>,
 }
 
@@ -120,11 +122,16 @@ impl Records {
     /// `len` elements of `width` fields each, from their values laid end to end; `None` unless
     /// there are `len * width` values.
     pub fn new(width: usize, len: usize, values: Vec<Value>) -> Option<Self> {
-        (width.checked_mul(len) == Some(values.len())).then_some(Records { width, len, values })
+        let (w, l) = (u32::try_from(width).ok()?, u32::try_from(len).ok()?);
+        (width.checked_mul(len) == Some(values.len())).then_some(Records {
+            width: w,
+            len: l,
+            values,
+        })
     }
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
     /// Whether there is no element.
     pub fn is_empty(&self) -> bool {
@@ -132,14 +139,26 @@ impl Records {
     }
     /// Fields per element.
     pub fn width(&self) -> usize {
-        self.width
+        self.width as usize
     }
     /// The field values of element `i`.
     pub fn get(&self, i: usize) -> Option<&[Value]> {
-        (i < self.len).then(|| &self.values[i * self.width..(i + 1) * self.width])
+        let w = self.width();
+        (i < self.len()).then(|| &self.values[i * w..(i + 1) * w])
     }
     /// The elements in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &[Value]> {
-        (0..self.len).map(|i| &self.values[i * self.width..(i + 1) * self.width])
+        let w = self.width();
+        (0..self.len()).map(move |i| &self.values[i * w..(i + 1) * w])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A record's values are 32 bytes each (a string inline, a vector, or a scalar up to 12
+    /// bytes, and the tag in a niche).
+    #[test]
+    fn a_value_is_32_bytes() {
+        assert_eq!(size_of::<super::Value>(), 32);
     }
 }
