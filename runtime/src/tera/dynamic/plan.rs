@@ -79,9 +79,30 @@ pub(super) struct VarRef {
 #[derive(Debug, Clone)]
 pub(super) struct Run {
     pub size: usize,
+    /// Every piece, in wire order (what encoding writes).
     pub items: Box<[Item]>,
     /// Where each item starts in the run (for the field a short packet cuts off).
     pub starts: Box<[usize]>,
+    /// What decoding reads: the values it keeps, then the metadata, each without the other's
+    /// branches.
+    pub reads: Box<[Read]>,
+    pub meta_reads: Box<[MetaRead]>,
+}
+
+/// A scalar that decoding keeps: its type, its offset in the run and its field.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Read {
+    pub ty: Scalar,
+    pub at: u32,
+    pub field: u32,
+}
+
+/// Metadata that decoding reads: its kind, its offset in the run and its slot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MetaRead {
+    pub kind: MetaKind,
+    pub at: u32,
+    pub meta: u32,
 }
 
 /// One fixed piece of a run, at `at` bytes into it.
@@ -151,10 +172,39 @@ impl LevelPlan {
                             }
                         })
                         .collect();
+                    let reads = items
+                        .iter()
+                        .filter_map(|i| match *i {
+                            Item::Value {
+                                at,
+                                ty,
+                                field,
+                                keep: true,
+                            } => Some(Read {
+                                ty,
+                                at: at as u32,
+                                field: field as u32,
+                            }),
+                            _ => None,
+                        })
+                        .collect();
+                    let meta_reads = items
+                        .iter()
+                        .filter_map(|i| match *i {
+                            Item::Meta { at, kind, meta, .. } => Some(MetaRead {
+                                kind,
+                                at: at as u32,
+                                meta: meta as u32,
+                            }),
+                            Item::Value { .. } => None,
+                        })
+                        .collect();
                     Op::Run(Run {
                         size: run.size,
                         starts: run.fields.iter().map(|f| f.0).collect(),
                         items,
+                        reads,
+                        meta_reads,
                     })
                 }
                 Step::Var(slot) => Op::Var(var(*slot, &meta_of)),
