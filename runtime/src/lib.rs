@@ -60,8 +60,10 @@
 //! # The dynamic codec (feature `dynamic`)
 //!
 //! When definitions are known only at run time (a sniffer that reads tera-data at start-up),
-//! [`tera::dynamic::Definition`] compiles `.def` text and converts packets to and from JSON in
-//! the form of the JavaScript reference (tera-data-parser):
+//! [`tera::dynamic::Definition`] compiles `.def` text to an execution plan and converts packets
+//! to and from a compact [`tera::dynamic::Record`] (`decode`, `encode_record`) or JSON in the form
+//! of the JavaScript reference (tera-data-parser); [`tera::dynamic::Protocol`] loads a whole
+//! tera-data folder and decodes by opcode:
 //!
 //! ```
 //! # #[cfg(feature = "dynamic")] {

@@ -5,7 +5,8 @@
 //! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
-//! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON.
+//! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
+//!   to execution plans; packets to and from a compact record or JSON.
 
 pub mod error;
 pub mod framing;

@@ -89,12 +89,15 @@ pub(super) struct Run {
     pub meta_reads: Box<[MetaRead]>,
 }
 
-/// A scalar that decoding keeps: its type, its offset in the run and its field.
+/// Scalars that decoding keeps: `n` of type `ty`, one after the other in the run from `at` and
+/// in consecutive fields from `field` (`int32 a`, `int32 b`, ... is one read: the type is
+/// dispatched once, not per field).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Read {
     pub ty: Scalar,
     pub at: u32,
     pub field: u32,
+    pub n: u32,
 }
 
 /// Metadata that decoding reads: its kind, its offset in the run and its slot.
@@ -172,22 +175,35 @@ impl LevelPlan {
                             }
                         })
                         .collect();
-                    let reads = items
-                        .iter()
-                        .filter_map(|i| match *i {
-                            Item::Value {
+                    let mut reads: Vec<Read> = Vec::new();
+                    for i in items.iter() {
+                        let Item::Value {
+                            at,
+                            ty,
+                            field,
+                            keep: true,
+                        } = *i
+                        else {
+                            continue;
+                        };
+                        let (at, field) = (at as u32, field as u32);
+                        match reads.last_mut() {
+                            Some(r)
+                                if r.ty == ty
+                                    && r.at + r.n * ty.size() as u32 == at
+                                    && r.field + r.n == field =>
+                            {
+                                r.n += 1
+                            }
+                            _ => reads.push(Read {
+                                ty,
                                 at,
-                                ty,
                                 field,
-                                keep: true,
-                            } => Some(Read {
-                                ty,
-                                at: at as u32,
-                                field: field as u32,
+                                n: 1,
                             }),
-                            _ => None,
-                        })
-                        .collect();
+                        }
+                    }
+                    let reads = reads.into_boxed_slice();
                     let meta_reads = items
                         .iter()
                         .filter_map(|i| match *i {

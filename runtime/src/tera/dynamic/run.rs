@@ -17,18 +17,22 @@ const EMPTY: Value = Value::Bool(false);
 /// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
 const STACK_METAS: usize = 16;
 
-/// Reads the scalar of type `ty` at the start of `b` into a field's place, which holds
-/// [`EMPTY`] (see [`put`]).
+/// Reads `places.len()` scalars of type `ty`, one after the other from the start of `b`, into
+/// fields' places, which hold [`EMPTY`] (see [`put`]).
 ///
-/// Each arm writes the value where it belongs: made on the stack and copied (its tag and payload
-/// stored in pieces, then loaded as 16-byte words) the copy waited on store forwarding, half of
-/// the time of a level's decoding.
+/// The type is matched once for the group, and each value is written where it belongs: made on
+/// the stack and copied (its tag and payload stored in pieces, then loaded as 16-byte words) the
+/// copy waited on store forwarding, half of the time of a level's decoding.
 #[inline]
-fn read_scalar(ty: Scalar, b: &[u8], place: &mut Value) {
+fn read_scalars(ty: Scalar, b: &[u8], places: &mut [Value]) {
     macro_rules! read {
         ($(($v:ident, $t:ty)),*) => {
             match ty {
-                $(Scalar::$v => put(place, Value::$v(<$t>::read(b))),)*
+                $(Scalar::$v => {
+                    for (place, b) in places.iter_mut().zip(b.chunks_exact(<$t as Fixed>::SIZE)) {
+                        put(place, Value::$v(<$t>::read(b)));
+                    }
+                })*
             }
         };
     }
@@ -88,7 +92,8 @@ pub(super) fn decode_level(
                     metas[m.meta as usize] = read_meta(m.kind, &b[m.at as usize..]);
                 }
                 for v in run.reads.iter() {
-                    read_scalar(v.ty, &b[v.at as usize..], &mut out[v.field as usize]);
+                    let (at, field) = (v.at as usize, v.field as usize);
+                    read_scalars(v.ty, &b[at..], &mut out[field..field + v.n as usize]);
                 }
             }
             Op::Var(v) => put(&mut out[v.field], decode_var(p, *v, metas[v.meta], r)?),
