@@ -103,7 +103,6 @@ pub mod naming;
 pub use emit::{EmitOptions, Serde, emit, generate};
 pub mod config;
 mod input;
-mod json;
 pub mod protocol;
 
 pub use config::{Config, Error, Generated, compile_defs};

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use def_parser::ast::{DefName, PatchRange, Platform};
+use def_parser::ast::{PatchRange, Platform};
 
 use crate::config::{Config, Error, Generated};
 use crate::naming;
@@ -67,327 +67,22 @@ pub struct Protocol {
     pub code_bytes: usize,
 }
 
-/// One entry of `deprecated.json`.
-#[derive(Debug, Clone, Copy)]
-struct Deprecation {
-    max: u32,
-    readable: bool,
-}
-
-/// A message name as maps and file names have it: ASCII letters, digits and `_`.
-fn is_message_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// A `u32` written as decimal digits without a sign, a leading zero or a fraction.
-fn strict_u32(s: &str) -> Option<u32> {
-    let ok = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_digit())
-        && (s.len() == 1 || !s.starts_with('0'));
-    ok.then(|| s.parse().ok()).flatten()
-}
-
-/// Reads `NAME = OPCODE` lines, strictly: every error says `FILE:LINE`. A UTF-8 byte-order mark
-/// at the start is skipped (editors add it; it is never part of a name); `#` starts a comment;
-/// names are ASCII letters, digits and `_`; opcodes are decimal numbers up to 65535; a name or
-/// an opcode given twice is an error naming both lines. Only a regular file is read.
+/// Reads `NAME = OPCODE` lines with [`def_parser::protocol::parse_map`]: every error says
+/// `FILE:LINE`. Only a regular file is read.
 pub fn read_map(path: &Path) -> Result<BTreeMap<String, u16>, Error> {
     let text = crate::input::read_text(path)?;
-    parse_map(&text).map_err(|m| Error::Map(format!("{}:{m}", path.display())))
-}
-
-/// [`read_map`] on text; errors are `LINE: MESSAGE`.
-fn parse_map(text: &str) -> Result<BTreeMap<String, u16>, String> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut map = BTreeMap::new();
-    let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    let mut codes: BTreeMap<u16, (usize, String)> = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let n = n + 1;
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let shown = def_parser::diag::shorten(line);
-        let (name, code) = line
-            .split_once('=')
-            .ok_or_else(|| format!("{n}: expected `NAME = OPCODE`, got `{shown}`"))?;
-        let (name, code) = (name.trim(), code.trim());
-        if !is_message_name(name) {
-            return Err(format!(
-                "{n}: `{}` is not a message name (ASCII letters, digits and `_`)",
-                def_parser::diag::shorten(name)
-            ));
-        }
-        let code = match strict_u32(code) {
-            Some(c) => u16::try_from(c).map_err(|_| {
-                format!("{n}: opcode {c} of `{name}` is out of range (at most 65535)")
-            })?,
-            None => {
-                return Err(format!(
-                    "{n}: opcode `{}` of `{name}` is not a decimal number up to 65535",
-                    def_parser::diag::shorten(code)
-                ));
-            }
-        };
-        if let Some(first) = names.insert(name.to_string(), n) {
-            return Err(format!("{n}: `{name}` is already given on line {first}"));
-        }
-        if let Some((first, other)) = codes.insert(code, (n, name.to_string())) {
-            return Err(format!(
-                "{n}: opcode {code} of `{name}` is already `{other}`'s, on line {first}"
-            ));
-        }
-        map.insert(name.to_string(), code);
-    }
-    Ok(map)
-}
-
-/// A value of `deprecated.json` as the JSON reader read it, before checking: numbers keep their
-/// text, so that no bound is rounded or truncated on the way.
-#[derive(Debug, Clone, PartialEq)]
-enum RawValue {
-    /// A number, as written (`113`, `4294967296`, `1e3`).
-    Number(String),
-    /// `true` or `false`.
-    Bool(bool),
-    /// Anything else: what it is.
-    Other(&'static str),
-}
-
-/// One `"NAME": {"VERSION": {...}}` entry of `deprecated.json`, before checking.
-#[derive(Debug, Clone, PartialEq)]
-struct RawDeprecation {
-    name: String,
-    version: String,
-    /// Byte offset of the entry's value in the text, for the line of an error.
-    offset: usize,
-    fields: Vec<(String, RawValue)>,
-}
-
-/// What a JSON value is, for messages.
-fn kind(v: &crate::json::Value) -> &'static str {
-    use crate::json::Kind;
-    match v.kind {
-        Kind::Null => "null",
-        Kind::Bool(_) => "a boolean",
-        Kind::Number(_) => "a number",
-        Kind::String(_) => "a string",
-        Kind::Array(_) => "an array",
-        Kind::Object(_) => "an object",
-    }
-}
-
-/// The JSON reading of `deprecated.json` (the only part that knows the JSON reader): the
-/// two-level object into entries, without checking them. Errors start with `LINE:COLUMN`.
-fn raw_deprecations(text: &str) -> Result<Vec<RawDeprecation>, String> {
-    use crate::json::Kind;
-    let v = crate::json::parse(text).map_err(|e| e.to_string())?;
-    let top = v.as_object().ok_or_else(|| {
-        at(
-            text,
-            v.offset,
-            format!("expected an object of messages, got {}", kind(&v)),
-        )
-    })?;
-    let mut out = Vec::new();
-    for (name, versions) in top {
-        let versions = versions.as_object().ok_or_else(|| {
-            at(
-                text,
-                versions.offset,
-                format!(
-                    "`{}`: expected an object of versions, got {}",
-                    def_parser::diag::shorten(name),
-                    kind(versions)
-                ),
-            )
-        })?;
-        for (version, entry) in versions {
-            let fields = entry
-                .as_object()
-                .ok_or_else(|| {
-                    at(
-                        text,
-                        entry.offset,
-                        format!(
-                            "`{}.{}`: expected {{\"max\": N, \"readable\": bool}}, got {}",
-                            def_parser::diag::shorten(name),
-                            def_parser::diag::shorten(version),
-                            kind(entry)
-                        ),
-                    )
-                })?
-                .iter()
-                .map(|(k, v)| {
-                    let raw = match &v.kind {
-                        Kind::Number(n) => RawValue::Number(n.clone()),
-                        Kind::Bool(b) => RawValue::Bool(*b),
-                        _ => RawValue::Other(kind(v)),
-                    };
-                    (k.clone(), raw)
-                })
-                .collect();
-            out.push(RawDeprecation {
-                name: name.clone(),
-                version: version.clone(),
-                offset: entry.offset,
-                fields,
-            });
-        }
-    }
-    Ok(out)
-}
-
-/// `message` after the `LINE:COLUMN` of the byte `offset` of `text`.
-fn at(text: &str, offset: usize, message: String) -> String {
-    let (line, column) = crate::json::line_column(text, offset);
-    format!("{line}:{column}: {message}")
-}
-
-/// Checks the entries of `deprecated.json`: each names a definition the folder has (`known`:
-/// name and version), with `max` a patch number (a `u32`, never truncated) and `readable` a
-/// boolean (default `false`), and nothing else. Errors name the entry (`S_LOGIN.14.max`).
-fn check_deprecations(
-    text: &str,
-    raw: Vec<RawDeprecation>,
-    known: &std::collections::BTreeSet<(String, u32)>,
-) -> Result<BTreeMap<(String, u32), Deprecation>, String> {
-    let mut out = BTreeMap::new();
-    for e in raw {
-        let entry = e.offset;
-        let fail = |m: String| at(text, entry, m);
-        let at = format!(
-            "{}.{}",
-            def_parser::diag::shorten(&e.name),
-            def_parser::diag::shorten(&e.version)
-        );
-        let version = strict_u32(&e.version).ok_or_else(|| {
-            fail(format!(
-                "`{at}`: the version is not a decimal number up to 4294967295"
-            ))
-        })?;
-        if !is_message_name(&e.name) || !known.contains(&(e.name.clone(), version)) {
-            return Err(fail(format!(
-                "`{at}`: no such definition in the definitions folder"
-            )));
-        }
-        let (mut max, mut readable) = (None, false);
-        for (k, v) in &e.fields {
-            match (k.as_str(), v) {
-                ("max", RawValue::Number(n)) => {
-                    max = Some(strict_u32(n).ok_or_else(|| {
-                        fail(format!(
-                            "`{at}.max`: {n} is not a patch number (0 to 4294967295)"
-                        ))
-                    })?)
-                }
-                ("readable", RawValue::Bool(b)) => readable = *b,
-                ("max", _) => return Err(fail(format!("`{at}.max`: expected a number"))),
-                ("readable", _) => {
-                    return Err(fail(format!("`{at}.readable`: expected true or false")));
-                }
-                (other, _) => {
-                    return Err(fail(format!(
-                        "`{at}`: unknown key `{}` (expected max and readable)",
-                        def_parser::diag::shorten(other)
-                    )));
-                }
-            }
-        }
-        let max = max.ok_or_else(|| fail(format!("`{at}`: no `max`")))?;
-        out.insert((e.name, version), Deprecation { max, readable });
-    }
-    Ok(out)
+    def_parser::protocol::parse_map(&text)
+        .map_err(|m| Error::Map(format!("{}:{m}", path.display())))
 }
 
 fn read_deprecated(
     path: &Path,
     known: &std::collections::BTreeSet<(String, u32)>,
-) -> Result<BTreeMap<(String, u32), Deprecation>, Error> {
+) -> Result<BTreeMap<(String, u32), def_parser::protocol::Deprecation>, Error> {
     // The JSON reader skips a leading byte-order mark and leaves it out of columns.
     let text = crate::input::read_text(path)?;
-    raw_deprecations(&text)
-        .and_then(|raw| check_deprecations(&text, raw, known))
+    def_parser::protocol::parse_deprecated(&text, known)
         .map_err(|m| Error::Map(format!("{}:{m}", path.display())))
-}
-
-/// The status of one definition version for the chosen patch.
-#[derive(Debug, Clone)]
-struct Status {
-    readable: bool,
-    writable: bool,
-    reason: Option<String>,
-}
-
-/// Chooses the current version of each message and says why the others are not.
-fn statuses(
-    gens: &[&Generated],
-    ranges: &BTreeMap<(String, u32), Option<PatchRange>>,
-    dep: &BTreeMap<(String, u32), Deprecation>,
-    patch: Option<u32>,
-) -> (Option<u32>, Vec<Status>) {
-    // Whether a version is for the patch, and if not why.
-    let fits = |g: &Generated| -> Result<(), String> {
-        let key = (g.name.name.clone(), g.name.version);
-        if let Some(d) = dep.get(&key)
-            && patch.is_none_or(|p| p > d.max)
-        {
-            return Err(format!("deprecated after patch {}", d.max));
-        }
-        if let Some(Some(r)) = ranges.get(&key) {
-            match patch {
-                Some(p) if !r.contains(p) => return Err(format!("for {r}, not patch {p}")),
-                None if r.max.is_some() => return Err(format!("for {r} only")),
-                _ => {}
-            }
-        }
-        Ok(())
-    };
-    let mut current = gens
-        .iter()
-        .filter(|g| fits(g).is_ok())
-        .map(|g| g.name.version)
-        .max();
-    if current.is_none()
-        && gens.iter().all(|g| {
-            !dep.contains_key(&(g.name.name.clone(), g.name.version))
-                && ranges
-                    .get(&(g.name.name.clone(), g.name.version))
-                    .is_none_or(|r| r.is_none())
-        })
-    {
-        current = gens.iter().map(|g| g.name.version).max();
-    }
-    let st = gens
-        .iter()
-        .map(|g| {
-            let key = (g.name.name.clone(), g.name.version);
-            if Some(g.name.version) == current {
-                return Status {
-                    readable: true,
-                    writable: true,
-                    reason: None,
-                };
-            }
-            let readable_dep = dep.get(&key).is_some_and(|d| d.readable);
-            let reason = match fits(g) {
-                Err(r) => r,
-                Ok(()) => format!("superseded by version {}", current.unwrap_or(0)),
-            };
-            let reason = if readable_dep {
-                format!("{reason}; still readable")
-            } else {
-                reason
-            };
-            Status {
-                readable: readable_dep,
-                writable: false,
-                reason: Some(reason),
-            }
-        })
-        .collect();
-    (current, st)
 }
 
 /// Generates the protocol's code into `out` (created if needed).
@@ -396,7 +91,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         .map
         .file_name()
         .and_then(|f| f.to_str())
-        .and_then(|f| strict_u32(f.strip_prefix("protocol.")?.strip_suffix(".map")?))
+        .and_then(def_parser::protocol::map_version)
         .ok_or_else(|| {
             Error::Map(format!(
                 "{}: the map's file name is not protocol.VERSION.map (VERSION: the protocol \
@@ -412,37 +107,11 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
         }
     }
     // Platform files override plain ones: compile only the files that apply.
-    let mut files: BTreeMap<(String, u32), (PathBuf, Option<Platform>)> = BTreeMap::new();
-    // Every name and version of the folder, whatever the platform (for deprecated.json).
-    let mut known = std::collections::BTreeSet::new();
-    let rd = std::fs::read_dir(&o.defs).map_err(|e| Error::Io(o.defs.clone(), e))?;
-    for entry in rd {
-        let path = entry.map_err(|e| Error::Io(o.defs.clone(), e))?.path();
-        // Only `.def` files are definitions (`.js` files beside them are the reference's
-        // hand-written ones); a `.def` whose name does not follow the grammar is an error.
-        if path.extension().is_none_or(|e| e != "def") {
-            continue;
-        }
-        let name = path
-            .file_name()
-            .and_then(|f| f.to_str())
-            .and_then(DefName::parse)
-            .ok_or_else(|| Error::FileName(path.clone()))?;
-        crate::input::check_regular(&path)?;
-        known.insert((name.name.clone(), name.version));
-        match name.platform {
-            Some(p) if p != o.platform => continue,
-            _ => {}
-        }
-        let key = (name.name.clone(), name.version);
-        let replace = match files.get(&key) {
-            None => true,
-            Some((_, existing)) => existing.is_none() && name.platform.is_some(),
-        };
-        if replace {
-            files.insert(key, (path, name.platform));
-        }
-    }
+    let def_parser::protocol::DefinitionFiles { files, known } =
+        def_parser::protocol::scan_definitions(&o.defs, o.platform).map_err(|e| match e {
+            def_parser::protocol::ScanError::Io(p, e) => Error::Io(p, e),
+            def_parser::protocol::ScanError::FileName(p) => Error::FileName(p),
+        })?;
     let dep = match &o.deprecated {
         Some(p) => read_deprecated(p, &known)?,
         None => BTreeMap::new(),
@@ -450,7 +119,7 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     let defs_out = out.join("defs");
     let mut config = Config::new();
     config
-        .inputs(files.values().map(|(p, _)| p.clone()))
+        .inputs(files.values().cloned())
         .out_dir(&defs_out)
         .serde_feature("serde")
         .runtime_path(&o.runtime)
@@ -569,7 +238,14 @@ pub static VERSIONS: &[VersionStatus] = &[
     // Variant names for every message with a definition (naming::variant_names).
     let variant_names = naming::variant_names(by_name.keys().copied());
     for (name, gens) in &by_name {
-        let (current, st) = statuses(gens, &ranges, &dep, o.patch);
+        let versions: Vec<(u32, Option<PatchRange>)> = gens
+            .iter()
+            .map(|g| {
+                let key = (g.name.name.clone(), g.name.version);
+                (g.name.version, ranges.get(&key).cloned().flatten())
+            })
+            .collect();
+        let (current, st) = def_parser::protocol::choose(name, &versions, &dep, o.patch);
         for (g, st) in gens.iter().zip(&st) {
             let file = g
                 .source

@@ -11,12 +11,14 @@
 
 pub mod ast;
 pub mod diag;
+pub mod json;
 mod line;
 pub mod parse;
 pub mod text;
 
 pub use parse::{Mode, Parsed, parse};
 pub mod layout;
+pub mod protocol;
 
 use std::path::Path;
 

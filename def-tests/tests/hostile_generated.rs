@@ -31,7 +31,7 @@ fn both_fail<P: Packet + std::fmt::Debug>(file: &str, b: &[u8]) -> DecodeError {
     let d = definition(file);
     for opts in [Options::new(), Options::new().strict(true)] {
         let typed = P::decode(b, opts).unwrap_err();
-        let dynamic = d.decode(b, opts).unwrap_err();
+        let dynamic = d.decode_json(b, opts).unwrap_err();
         assert_eq!(
             (typed.kind(), typed.offset(), typed.path()),
             (dynamic.kind(), dynamic.offset(), dynamic.path()),
@@ -134,7 +134,7 @@ fn element_checks_in_the_chains_order() {
         ),
     ] {
         let typed = CEveryType::decode(&b, opts).unwrap_err();
-        let dynamic = d.decode(&b, opts).unwrap_err();
+        let dynamic = d.decode_json(&b, opts).unwrap_err();
         for e in [&typed, &dynamic] {
             assert_eq!((e.kind(), e.offset()), (&kind, at), "{e}");
             assert_eq!(e.path(), "ints[1]");
@@ -206,7 +206,7 @@ fn every_prefix_and_every_byte() {
     }
     for b in cases {
         let typed = CEveryType::decode(&b, Options::new());
-        let dynamic = d.decode(&b, Options::new());
+        let dynamic = d.decode_json(&b, Options::new());
         match (typed, dynamic) {
             (Ok(_), Ok(_)) => {}
             (Err(a), Err(b)) => assert_eq!((a.kind(), a.offset()), (b.kind(), b.offset())),

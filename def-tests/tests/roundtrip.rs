@@ -217,7 +217,7 @@ fn check<
     let from_json: P = serde_json::from_value(value.clone()).unwrap();
     assert_eq!(from_json, p, "{file}: serde deserialize");
     assert_eq!(
-        def.decode(&bytes, opts.strict(true)).unwrap(),
+        def.decode_json(&bytes, opts.strict(true)).unwrap(),
         value,
         "{file}: dynamic decode"
     );
@@ -241,7 +241,7 @@ fn check<
             }
         }
         let typed = P::decode(&b, opts).map(|p| serde_json::to_value(&p).unwrap());
-        let dynamic = def.decode(&b, opts);
+        let dynamic = def.decode_json(&b, opts);
         match (&typed, &dynamic) {
             (Ok(a), Ok(d)) => {
                 // Floats damaged into NaN have no JSON form; compare the rest.

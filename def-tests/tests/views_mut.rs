@@ -31,7 +31,7 @@ fn packet(def: &Definition, opts: Options) -> (Value, Vec<u8>) {
     });
     let bytes = def.encode(&v, 0x1234, opts, Missing::Error).unwrap();
     // The dynamic codec's own reading of it (its canonical JSON form).
-    v = def.decode(&bytes, opts).unwrap();
+    v = def.decode_json(&bytes, opts).unwrap();
     (v, bytes)
 }
 
@@ -70,7 +70,7 @@ fn setters_patch_in_place_and_the_other_bytes_stay() {
         expected["entries"][0]["id"] = json!(100);
         expected["entries"][1]["id"] = json!(101);
         expected["entries"][0]["sub"][0]["on"] = json!(true);
-        assert_eq!(def.decode(&bytes, opts).unwrap(), expected);
+        assert_eq!(def.decode_json(&bytes, opts).unwrap(), expected);
     }
 }
 

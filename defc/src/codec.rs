@@ -8,5 +8,5 @@ use serde_json::Value;
 
 /// Decodes a whole packet (header included) with `def` to its JSON form.
 pub fn decode_json(def: &Definition, bytes: &[u8], opts: Options) -> Result<Value, DecodeError> {
-    def.decode(bytes, opts)
+    def.decode_json(bytes, opts)
 }

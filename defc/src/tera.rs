@@ -113,7 +113,7 @@ pub fn decode(def: &Path, padding: bool, strict: bool, hex: &str) -> ExitCode {
         let clean: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
         let bytes = from_hex(&clean).ok_or("the packet is not a hex string")?;
         let v = d
-            .decode(&bytes, Options::new().padding(padding).strict(strict))
+            .decode_json(&bytes, Options::new().padding(padding).strict(strict))
             .map_err(|e| e.to_string())?;
         serde_json::to_string(&v).map_err(|e| e.to_string())
     };
@@ -219,7 +219,7 @@ pub fn vectors(defs: &Path, file: &str) -> ExitCode {
             let opcode =
                 def_runtime::tera::opcode(&bytes).ok_or("packet shorter than its header")?;
             let got = def
-                .decode(&bytes, opts)
+                .decode_json(&bytes, opts)
                 .map_err(|e| format!("decode: {e}"))?;
             if let Some(d) = first_difference("", &got, &v["object"]) {
                 return Err(format!("decode differs at {d}"));

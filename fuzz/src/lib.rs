@@ -101,7 +101,7 @@ fn opcode(bytes: &[u8]) -> u16 {
 /// Dynamic codec: never panics; what decodes re-encodes (canonically), and that decodes in
 /// strict mode to an equal value (up to [`canonical`]) and re-encodes to the same bytes.
 pub fn check_dynamic(def: &Definition, bytes: &[u8], opts: Options) {
-    let Ok(v) = def.decode(bytes, opts) else {
+    let Ok(v) = def.decode_json(bytes, opts) else {
         return;
     };
     if has_null(&v) {
@@ -115,9 +115,16 @@ pub fn check_dynamic(def: &Definition, bytes: &[u8], opts: Options) {
         Err(e) => panic!("decoded value does not re-encode: {e}\n{v}"),
     };
     let back = def
-        .decode(&again, opts.strict(true))
+        .decode_json(&again, opts.strict(true))
         .unwrap_or_else(|e| panic!("re-encoded packet does not decode strictly: {e}"));
     assert_eq!(back, canonical(&v), "decode(encode(v)) != v");
+    // The record, with no JSON in between, writes the same canonical bytes.
+    let record = def.decode(bytes, opts).expect("decoded to JSON above");
+    assert_eq!(
+        def.encode_record(&record, op, opts).expect("its JSON encoded"),
+        again,
+        "the record and its JSON encode differently"
+    );
     assert_eq!(
         def.encode(&back, op, opts, Missing::Error).unwrap(),
         again,
@@ -132,7 +139,7 @@ where
     P: Packet + serde::Serialize + PartialEq + Debug,
 {
     let typed = P::decode(bytes, opts);
-    let dynamic = def.decode(bytes, opts);
+    let dynamic = def.decode_json(bytes, opts);
     let p = match (typed, dynamic) {
         (Ok(p), Ok(d)) => {
             let a = serde_json::to_value(&p).expect("generated types serialize");
@@ -166,7 +173,7 @@ where
         "canonical encoding is not a fixed point"
     );
     let d = def
-        .decode(&again, opts.strict(true))
+        .decode_json(&again, opts.strict(true))
         .expect("dynamic codec reads the generated encoding");
     let a = serde_json::to_value(&back).unwrap();
     if !has_null(&a) {

@@ -1,6 +1,10 @@
 //! Decode and encode every public vector through the generated code and through the dynamic
 //! codec; and the same over the largest packets. Packets/s for the whole set, bytes/s for the
-//! largest (criterion prints both as throughput).
+//! largest (criterion prints both as throughput). The dynamic codec is timed four ways:
+//! `dynamic/decode` (bytes to its compact `Record`), `dynamic/encode` (a `Record` to bytes, into
+//! one reused `Vec`), `dynamic/decode_json` and `dynamic/encode_json` (the same through
+//! `serde_json::Value`). `protocol/dynamic/load` times `Protocol::load_newest` over the whole
+//! corpus (every definition read and compiled, the map and deprecated.json).
 //!
 //! `cargo bench -p protocol-defs --bench codec` (the system allocator, glibc's malloc) and
 //! `--bench codec_mimalloc` (the same with mimalloc as the global allocator: decoding allocates

@@ -60,8 +60,10 @@
 //! # The dynamic codec (feature `dynamic`)
 //!
 //! When definitions are known only at run time (a sniffer that reads tera-data at start-up),
-//! [`tera::dynamic::Definition`] compiles `.def` text and converts packets to and from JSON in
-//! the form of the JavaScript reference (tera-data-parser):
+//! [`tera::dynamic::Definition`] compiles `.def` text to an execution plan and converts packets
+//! to and from a compact [`tera::dynamic::Record`] (`decode`, `encode_record`) or JSON in the form
+//! of the JavaScript reference (tera-data-parser); [`tera::dynamic::Protocol`] loads a whole
+//! tera-data folder and decodes by opcode:
 //!
 //! ```
 //! # #[cfg(feature = "dynamic")] {
@@ -72,7 +74,7 @@
 //! let def = Definition::from_text("S_PING.1.def", "uint32 seq\nstring note\n", Mode::Strict)?;
 //! // Header, the offset of `note`, `seq`, then "ok" in UTF-16 with its terminator.
 //! let bytes = [0x10, 0x00, 0x01, 0x01, 0x0a, 0x00, 0x05, 0x00, 0x00, 0x00, 0x6f, 0x00, 0x6b, 0x00, 0x00, 0x00];
-//! let mut json = def.decode(&bytes, Options::new())?;
+//! let mut json = def.decode_json(&bytes, Options::new())?;
 //! assert_eq!(json, serde_json::json!({ "seq": 5, "note": "ok" }));
 //!
 //! json["seq"] = 6.into();

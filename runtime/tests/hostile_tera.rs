@@ -46,15 +46,19 @@ fn fix_len(b: &mut [u8]) {
 }
 
 fn fail(b: &[u8]) -> DecodeError {
-    let lenient = def().decode(b, Options::new()).unwrap_err();
-    let strict = def().decode(b, Options::new().strict(true)).unwrap_err();
+    let lenient = def().decode_json(b, Options::new()).unwrap_err();
+    let strict = def()
+        .decode_json(b, Options::new().strict(true))
+        .unwrap_err();
     assert_eq!(lenient.kind(), strict.kind(), "{lenient} / {strict}");
     lenient
 }
 
 #[test]
 fn valid_packet_decodes() {
-    let v = def().decode(&valid(), Options::new().strict(true)).unwrap();
+    let v = def()
+        .decode_json(&valid(), Options::new().strict(true))
+        .unwrap();
     assert_eq!(
         v,
         json!({"items": [{"v": 1}, {"v": 2}, {"v": 3}], "title": "abcdefgh"})
@@ -160,7 +164,7 @@ fn count_of_65535_in_a_tiny_packet() {
     ] {
         let d = Definition::from_text("S_HOSTILE.1.def", text, def_parser::Mode::Strict).unwrap();
         let b = [12, 0, 0x34, 0x12, 0xff, 0xff, 8, 0, 8, 0, 0, 0];
-        let e = d.decode(&b, Options::new()).unwrap_err();
+        let e = d.decode_json(&b, Options::new()).unwrap_err();
         assert!(
             matches!(e.kind(), K::CountTooLarge { count: 65535, .. }),
             "{text}: {e}"
@@ -191,7 +195,7 @@ fn offsets_into_the_header() {
         .encode(&v, 1, Options::new().padding(true), Missing::Error)
         .unwrap();
     put16(&mut b, 16, 11); // title offset into the padding
-    let e = d.decode(&b, Options::new().padding(true)).unwrap_err();
+    let e = d.decode_json(&b, Options::new().padding(true)).unwrap_err();
     assert_eq!(*e.kind(), K::OffsetInHeader { offset: 11 }, "{e}");
 }
 
@@ -235,7 +239,7 @@ fn truncated_everywhere() {
         if n >= 2 {
             fix_len(&mut b);
         }
-        assert!(def().decode(&b, Options::new()).is_err(), "prefix {n}");
+        assert!(def().decode_json(&b, Options::new()).is_err(), "prefix {n}");
     }
 }
 
@@ -249,12 +253,12 @@ fn skill_id_reserved_bits_do_not_survive_a_re_encode() {
     let raw: u64 = (1 << 40) | (1 << 33) | 42;
     let mut b = vec![12, 0, 1, 0];
     b.extend(raw.to_le_bytes());
-    let v = d.decode(&b, Options::new().strict(true)).unwrap();
+    let v = d.decode_json(&b, Options::new().strict(true)).unwrap();
     assert_eq!(v["s"]["reserved"], json!(129));
     let again = d.encode(&v, 1, Options::new(), Missing::Error).unwrap();
     assert_eq!(again[4..], ((1u64 << 33) | 42).to_le_bytes());
     assert_eq!(
-        d.decode(&again, Options::new()).unwrap()["s"]["reserved"],
+        d.decode_json(&again, Options::new()).unwrap()["s"]["reserved"],
         json!(1)
     );
 }
@@ -327,7 +331,7 @@ fn shared_data_is_read_at_most_four_times_the_packet() {
     let b = shared_string_packet();
     let limit = 4 * b.len();
     let d = Definition::from_text("S_HOSTILE.1.def", SHARED, def_parser::Mode::Strict).unwrap();
-    let Err(e) = d.decode(&b, Options::new()) else {
+    let Err(e) = d.decode_json(&b, Options::new()) else {
         panic!("decoded")
     };
     assert_eq!(*e.kind(), K::ReadLimit { limit }, "{e}");
@@ -335,7 +339,7 @@ fn shared_data_is_read_at_most_four_times_the_packet() {
     for (levels, n) in [(2, 300), (3, 300)] {
         let (text, b) = shared_chain_packet(levels, n);
         let d = Definition::from_text("S_HOSTILE.1.def", &text, def_parser::Mode::Strict).unwrap();
-        let Err(e) = d.decode(&b, Options::new()) else {
+        let Err(e) = d.decode_json(&b, Options::new()) else {
             panic!("decoded")
         };
         assert_eq!(
@@ -347,6 +351,6 @@ fn shared_data_is_read_at_most_four_times_the_packet() {
     // Shared data within the limit still decodes in lenient mode (the reference reads it).
     let (text, b) = shared_chain_packet(2, 3);
     let d = Definition::from_text("S_HOSTILE.1.def", &text, def_parser::Mode::Strict).unwrap();
-    let v = d.decode(&b, Options::new()).unwrap();
+    let v = d.decode_json(&b, Options::new()).unwrap();
     assert_eq!(v["a"][2]["a"].as_array().unwrap().len(), 3);
 }

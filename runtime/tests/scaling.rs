@@ -31,7 +31,9 @@ fn dynamic_decode_of_a_wide_definition() {
         let len = 4 + n;
         let mut packet = vec![0u8; len];
         packet[..2].copy_from_slice(&(len as u16).to_le_bytes());
-        let value = def.decode(&packet, Default::default()).expect("decodes");
+        let value = def
+            .decode_json(&packet, Default::default())
+            .expect("decodes");
         (def, packet, value)
     };
     // Baseline: encoding the same value (one hash look-up per field).
@@ -40,7 +42,9 @@ fn dynamic_decode_of_a_wide_definition() {
         5_000,
         make,
         |(def, packet, _)| {
-            let v = def.decode(packet, Default::default()).expect("decodes");
+            let v = def
+                .decode_json(packet, Default::default())
+                .expect("decodes");
             assert!(v.as_object().is_some());
         },
         make,

@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => def_examples::chat_sample(),
     };
     let def = Definition::from_file(path.as_ref(), def_parser::Mode::Compatible)?;
-    let json = def.decode(&bytes, Options::new())?;
+    let json = def.decode_json(&bytes, Options::new())?;
     println!("{json}");
     let opcode = def_runtime::tera::opcode(&bytes).ok_or("no header")?;
     let again = def.encode(&json, opcode, Options::new(), Missing::Error)?;

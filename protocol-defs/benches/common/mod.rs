@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use criterion::{Criterion, Throughput};
 use def_runtime::Options;
 use def_runtime::tera::DynPacket;
-use def_runtime::tera::dynamic::{Definition as Dynamic, Missing};
+use def_runtime::tera::dynamic::{Definition as Dynamic, LoadOptions, Missing, Protocol, Record};
 use serde_json::Value;
 
 struct Vector {
@@ -15,18 +15,27 @@ struct Vector {
     range: std::ops::Range<usize>,
     opts: Options,
     json: Value,
+    /// The dynamic codec's record of the packet.
+    record: Record,
     typed: Box<dyn DynPacket>,
     opcode: u16,
 }
 
+fn shared_dir() -> PathBuf {
+    std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")))
+}
+
+fn tera_data() -> PathBuf {
+    std::env::var_os("TERA_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| shared_dir().join("tera-data"))
+}
+
 fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
-    let shared = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
-    let defs = std::env::var_os("TERA_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| shared.join("tera-data"))
-        .join("definitions");
+    let shared = shared_dir();
+    let defs = tera_data().join("definitions");
     let text = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl"))
         .expect("public vectors (set WIRE_SHARED_DIR)");
     let mut dynamics = Vec::new();
@@ -54,11 +63,13 @@ fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
         pending.push((def, dynamic, start..stream.len(), opts, v["object"].clone()));
     }
     for (def, dynamic, range, opts, json) in pending {
+        let dynamics = &dynamics;
         let bytes = &stream[range.clone()];
         out.push(Vector {
             def,
             dynamic,
             typed: (def.decode)(bytes, opts).unwrap(),
+            record: dynamics[dynamic].decode(bytes, opts).unwrap(),
             opcode: u16::from_le_bytes([bytes[2], bytes[3]]),
             range,
             opts,
@@ -70,6 +81,14 @@ fn load() -> (Vec<u8>, Vec<Vector>, Vec<Dynamic>) {
 
 /// Every group, named under `alloc` (the global allocator in use).
 pub fn bench(c: &mut Criterion<CpuTime>, alloc: &str) {
+    // The whole corpus at run time: every definition read and compiled, the map, deprecated.json.
+    let data = tera_data();
+    let mut g = c.benchmark_group(format!("{alloc}/protocol"));
+    g.sample_size(10);
+    g.bench_function("dynamic/load", |b| {
+        b.iter(|| Protocol::load_newest(&data, &LoadOptions::default()).unwrap())
+    });
+    g.finish();
     let (stream, all, dynamics) = load();
     let mut largest: Vec<&Vector> = all.iter().collect();
     largest.sort_by_key(|v| std::cmp::Reverse(v.range.len()));
@@ -109,6 +128,25 @@ pub fn bench(c: &mut Criterion<CpuTime>, alloc: &str) {
                 })
             });
             g.bench_function("dynamic/encode", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        buf.clear();
+                        dynamics[v.dynamic]
+                            .encode_record_into(&v.record, v.opcode, v.opts, &mut buf)
+                            .unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/decode_json", |b| {
+                b.iter(|| {
+                    for v in &set {
+                        dynamics[v.dynamic]
+                            .decode_json(&stream[v.range.clone()], v.opts)
+                            .unwrap();
+                    }
+                })
+            });
+            g.bench_function("dynamic/encode_json", |b| {
                 b.iter(|| {
                     for v in &set {
                         dynamics[v.dynamic]

@@ -6,7 +6,8 @@
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
 //! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
-//! * `dynamic` (feature `dynamic`): a definition loaded at run time, packets to and from JSON;
+//! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
+//!   to execution plans; packets to and from a compact record or JSON;
 //! * `spans` (feature `dynamic`): the byte range of every field of a packet, for tools.
 
 pub mod error;

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use def_parser::ast::{ElemType, Scalar};
 use def_parser::layout::{Fixed as FixedItem, Layout, Level, MemberKind, MetaKind, Step};
 
-use super::error::{DecodeError, DecodeErrorKind};
+use super::error::DecodeError;
 use super::wire::{Fixed, Meta, Options, Reader};
 
 /// What a range of bytes is.
@@ -127,21 +127,17 @@ fn walk(
         match step {
             Step::Fixed(run) => {
                 let start = r.pos();
-                let b = r.take(run.size, &[]).map_err(|e| {
-                    // Name the first field that does not fit, as the codec does.
-                    let rem = r.remaining();
-                    match run.fields.iter().find(|(at, f)| at + f.size() > rem) {
-                        Some((at, f)) => DecodeError::new(
-                            DecodeErrorKind::Truncated {
-                                needed: f.size(),
-                                available: rem.saturating_sub(*at),
-                            },
-                            start + at,
-                        )
-                        .in_field(join(prefix, &level.slot_name(f.slot()))),
+                let Some(b) = r.take(run.size) else {
+                    // Name the first field that does not fit, with the codec's own search.
+                    let (e, i) = r.cut_run(run.size, run.fields.iter().map(|(at, _)| *at));
+                    return Err(match i {
+                        Some(i) => {
+                            let f = run.fields[i].1;
+                            e.in_field(join(prefix, &level.slot_name(f.slot())))
+                        }
                         None => e,
-                    }
-                })?;
+                    });
+                };
                 for &(at, f) in &run.fields {
                     let path = join(prefix, &level.slot_name(f.slot()));
                     let s = start + at;
@@ -205,7 +201,7 @@ fn var(
     match &level.slot_member(slot).kind {
         MemberKind::String => {
             let at = meta.offset as usize;
-            let s = r.string_at(at).map_err(named)?;
+            let s = r.text_at(at).map_err(named)?;
             push(out, at, at + text_len(&s), &path, SpanKind::Text);
         }
         MemberKind::Bytes => {
@@ -228,10 +224,10 @@ fn var(
                 let el = alloc::format!("{path}[{i}]");
                 links(out, r, &el);
                 let pos = r.pos();
-                let b = r.take(2, &[])?;
+                let b = r.take(2).ok_or_else(|| r.cut_run(2, []).0)?;
                 let at = <u16 as Fixed>::read(b) as usize;
                 push(out, pos, pos + 2, &el, SpanKind::TextOffset);
-                let s = r.string_at(at)?;
+                let s = r.text_at(at)?;
                 push(out, at, at + text_len(&s), &el, SpanKind::Text);
                 Ok(())
             })
@@ -243,7 +239,8 @@ fn var(
                 let el = alloc::format!("{path}[{i}]");
                 links(out, r, &el);
                 let pos = r.pos();
-                r.take(ty.size(), &[])?;
+                r.take(ty.size())
+                    .ok_or_else(|| r.cut_run(ty.size(), []).0)?;
                 push(out, pos, pos + ty.size(), &el, SpanKind::Value(ty));
                 Ok(())
             })

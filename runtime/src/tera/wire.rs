@@ -2,7 +2,6 @@
 //! little-endian [`Reader`] that follows offsets and element chains, and a [`Writer`] that lays
 //! data out as the reference's writer does (variable data inline, metadata patched afterwards).
 
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
@@ -363,21 +362,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Takes the next `n` bytes (the dynamic codec's form of [`Reader::run`]).
-    pub fn take(
-        &mut self,
-        n: usize,
-        fields: &[(usize, &'static str)],
-    ) -> Result<&'a [u8], DecodeError> {
+    /// Takes the next `n` bytes (the dynamic codec's form of [`Reader::run`]); `None` leaves the
+    /// position where it was, and [`Reader::cut_run`] says which field does not fit.
+    #[inline(always)]
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let buf: &'a [u8] = self.buf;
-        match buf.get(self.pos..self.pos + n) {
-            Some(s) => {
-                self.pos += n;
-                self.touch(self.pos);
-                Ok(s)
-            }
-            None => Err(self.truncated(n, fields)),
-        }
+        let s = buf.get(self.pos..self.pos + n)?;
+        self.pos += n;
+        self.touch(self.pos);
+        Some(s)
     }
 
     /// Bytes from the position to the end of the packet.
@@ -387,15 +380,31 @@ impl<'a> Reader<'a> {
 
     #[cold]
     fn truncated(&self, n: usize, fields: &[(usize, &'static str)]) -> DecodeError {
+        let (e, field) = self.cut_run(n, fields.iter().map(|f| f.0));
+        match field {
+            Some(i) => e.in_field(fields[i].1),
+            None => e,
+        }
+    }
+
+    /// Why a run of `n` fixed bytes does not fit at the position, and which of its fields (given
+    /// by where each starts in the run, in order) is the first whose end lies past the packet:
+    /// the error (unnamed) and that field's index, if fields were given.
+    #[cold]
+    pub fn cut_run(
+        &self,
+        n: usize,
+        starts: impl IntoIterator<Item = usize>,
+    ) -> (DecodeError, Option<usize>) {
         let available = self.buf.len().saturating_sub(self.pos);
-        // The first field whose end lies past the packet.
         let (mut at, mut end) = (0, n);
-        let mut name = None;
-        for (i, (off, f)) in fields.iter().enumerate() {
-            let field_end = fields.get(i + 1).map_or(n, |x| x.0);
+        let mut field = None;
+        let mut starts = starts.into_iter().enumerate().peekable();
+        while let Some((i, off)) = starts.next() {
+            let field_end = starts.peek().map_or(n, |x| x.1);
             if field_end > available {
-                (at, end) = (*off, field_end);
-                name = Some(*f);
+                (at, end) = (off, field_end);
+                field = Some(i);
                 break;
             }
         }
@@ -406,10 +415,7 @@ impl<'a> Reader<'a> {
             },
             self.pos + at,
         );
-        match name {
-            Some(f) => e.in_field(f),
-            None => e,
-        }
+        (e, field)
     }
 
     #[cold]
@@ -463,12 +469,6 @@ impl<'a> Reader<'a> {
         self.charge(2 * n + 2, offset)?;
         self.advance_to(offset + 2 * n + 2);
         Ok((&b[..2 * n], scan))
-    }
-
-    /// Reads a string at `offset` as a `String` (the dynamic codec's form).
-    pub fn string_at(&mut self, offset: usize) -> Result<String, DecodeError> {
-        let (units, scan) = self.units_at(offset)?;
-        super::utf16::read(units, scan).map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
     }
 
     /// Reads the string of `meta`.

@@ -1,5 +1,5 @@
-//! A small JSON reader for `deprecated.json`, on `nom` (already a dependency through def-parser)
-//! rather than serde_json: with serde_json, serde and their helpers a build script that uses
+//! A small JSON reader for `deprecated.json` (see [`crate::protocol`]), on `nom` (already a
+//! dependency) rather than serde_json: with serde_json, serde and their helpers a build script that uses
 //! def-codegen compiled 16 crates or more; with this reader, 12 (see the README).
 //!
 //! It reads RFC 8259 JSON and keeps what the generator's checks need: the byte offset of every

@@ -1,0 +1,204 @@
+//! A record as JSON and back, in the form of the tera-vectors (what TERA Toolbox logs).
+//!
+//! Each value goes through the same serde implementations as the generated types'
+//! (`tera::json`, serde's own for numbers, strings and vectors), read from or written to a
+//! `serde_json::Value`: the dynamic and typed JSON forms accept and refuse the same inputs, by
+//! construction. The policy (docs/usage.md, "What JSON is accepted"): a number must be an integer
+//! in its type's range (not `1.0`, not `true`); a `bool` is `true` or `false` (not `0`/`1`); a
+//! skill id has all five parts, `vec3` all three, `customize` all eight; `bytes` is a hex string
+//! (either case, not an array); keys the definition does not have are ignored; a missing member
+//! is an error, unless [`Missing::Default`] asks for the default value (the counterpart of the
+//! typed form's serde defaults).
+
+use def_parser::ast::Scalar;
+use serde::Deserialize;
+use serde_json::{Map, Number, Value as Json};
+
+use super::plan::{Kind, LevelPlan, Node};
+use super::value::{Array, Records, Value, for_scalars};
+use super::{At, JsonError, Missing, err};
+use crate::tera::TeraString;
+use crate::tera::json::bytes_hex;
+
+fn num(v: f64) -> Json {
+    Number::from_f64(v).map_or(Json::Null, Json::Number)
+}
+
+fn ser<T: serde::Serialize>(v: &T) -> Json {
+    serde_json::to_value(v).expect("the value types serialize to JSON")
+}
+
+/// The JSON of one value.
+fn value_json(p: &Kind, v: &Value) -> Json {
+    match v {
+        Value::Bool(x) => Json::Bool(*x),
+        Value::Byte(x) => (*x).into(),
+        Value::Int16(x) => (*x).into(),
+        Value::UInt16(x) => (*x).into(),
+        Value::Int32(x) => (*x).into(),
+        Value::UInt32(x) => (*x).into(),
+        Value::Int64(x) => (*x).into(),
+        Value::UInt64(x) => (*x).into(),
+        Value::Float(x) => num(*x as f64),
+        Value::Double(x) => num(*x),
+        Value::Angle(x) => num(x.radians()),
+        Value::Vec3(x) => ser(x),
+        Value::Vec3fa(x) => ser(x),
+        Value::SkillId32(x) => ser(x),
+        Value::SkillId(x) => ser(x),
+        Value::Customize(x) => ser(x),
+        Value::String(s) => Json::String(s.as_str().into()),
+        Value::Bytes(b) => Json::String(crate::tera::json::to_hex(b)),
+        Value::Array(a) => Json::Array(array_json(p, a)),
+    }
+}
+
+fn array_json(p: &Kind, a: &Array) -> Vec<Json> {
+    macro_rules! each {
+        ($(($v:ident, $t:ty)),*) => {
+            match a {
+                $(Array::$v(items) => items.iter().map(|x| value_json(p, &Value::$v(*x))).collect(),)*
+                Array::String(items) => items.iter().map(|s| Json::String(s.as_str().into())).collect(),
+                Array::Object(items) => match p {
+                    Kind::Objects(elem) => items.iter().map(|e| Json::Object(record_json(elem, e))).collect(),
+                    // A record not made by this definition: its elements without names.
+                    _ => items.iter().map(|e| Json::Array(e.iter().map(|v| value_json(p, v)).collect())).collect(),
+                },
+            }
+        };
+    }
+    for_scalars!(each)
+}
+
+/// The JSON object of a level's values.
+pub(super) fn record_json(p: &LevelPlan, vals: &[Value]) -> Map<String, Json> {
+    nodes_json(p, &p.tree, vals)
+}
+
+fn nodes_json(p: &LevelPlan, nodes: &[Node], vals: &[Value]) -> Map<String, Json> {
+    let mut m = Map::with_capacity(nodes.len());
+    for n in nodes {
+        match n {
+            Node::Field(f) => {
+                let field = &p.fields[*f];
+                let v = vals
+                    .get(*f)
+                    .map_or(Json::Null, |v| value_json(&field.kind, v));
+                m.insert(field.key.to_string(), v);
+            }
+            Node::Object(name, inner) => {
+                m.insert(name.to_string(), Json::Object(nodes_json(p, inner, vals)));
+            }
+        }
+    }
+    m
+}
+
+/// The default value of a field: 0, 0.0, false, empty.
+fn default_value(k: &Kind) -> Value {
+    macro_rules! zero {
+        ($(($v:ident, $t:ty)),*) => {
+            match k {
+                $(Kind::Scalar(Scalar::$v) => Value::$v(Default::default()),)*
+                $(Kind::Array(Scalar::$v) => Value::Array(Array::$v(Vec::new())),)*
+                Kind::String => Value::String(TeraString::default()),
+                Kind::Bytes => Value::Bytes(Vec::new()),
+                Kind::Strings => Value::Array(Array::String(Vec::new())),
+                Kind::Objects(elem) => Value::Array(Array::Object(Records {
+                    width: elem.fields.len() as u32,
+                    len: 0,
+                    values: Vec::new(),
+                })),
+            }
+        };
+    }
+    for_scalars!(zero)
+}
+
+/// Reads a value of type `T` from JSON with `T`'s own serde implementation.
+fn de<'j, T: Deserialize<'j>>(v: &'j Json, at: &At<'_>) -> Result<T, JsonError> {
+    T::deserialize(v).map_err(|e| err(at, e.to_string()))
+}
+
+/// The value of a field from its JSON.
+fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<Value, JsonError> {
+    macro_rules! read {
+        ($(($v:ident, $t:ty)),*) => {
+            match k {
+                $(Kind::Scalar(Scalar::$v) => Value::$v(de::<$t>(v, at)?),)*
+                $(Kind::Array(Scalar::$v) => Value::Array(Array::$v(de::<Vec<$t>>(v, at)?)),)*
+                Kind::String => Value::String(de(v, at)?),
+                Kind::Bytes => Value::Bytes(bytes_hex::deserialize(v).map_err(|e| err(at, e.to_string()))?),
+                Kind::Strings => Value::Array(Array::String(de(v, at)?)),
+                Kind::Objects(elem) => {
+                    let items = v
+                        .as_array()
+                        .ok_or_else(|| err(at, format!("expected an array, got {}", what(v))))?;
+                    let mut values = Vec::with_capacity(items.len() * elem.fields.len());
+                    for (i, item) in items.iter().enumerate() {
+                        let here = At::Index(at, i);
+                        let o = item
+                            .as_object()
+                            .ok_or_else(|| err(&here, format!("expected an object, got {}", what(item))))?;
+                        collect(elem, &elem.tree, o, &mut values, missing, &here)?;
+                    }
+                    Value::Array(Array::Object(
+                        Records::new(elem.fields.len(), items.len(), values)
+                            .ok_or_else(|| err(at, "too many elements"))?,
+                    ))
+                }
+            }
+        };
+    }
+    Ok(for_scalars!(read))
+}
+
+/// What a JSON value is, for errors.
+fn what(v: &Json) -> &'static str {
+    match v {
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number(_) => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
+    }
+}
+
+/// Appends the values of `nodes` (in field order) read from `obj`.
+pub(super) fn collect(
+    p: &LevelPlan,
+    nodes: &[Node],
+    obj: &Map<String, Json>,
+    out: &mut Vec<Value>,
+    missing: Missing,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    for n in nodes {
+        match n {
+            Node::Field(f) => {
+                let field = &p.fields[*f];
+                let here = At::Key(at, &field.key);
+                out.push(match obj.get(&*field.key) {
+                    Some(v) => value_from_json(&field.kind, v, missing, &here)?,
+                    None if missing == Missing::Default => default_value(&field.kind),
+                    None => return Err(err(&here, "missing")),
+                });
+            }
+            Node::Object(name, inner) => {
+                let here = At::Key(at, name);
+                match obj.get(&**name) {
+                    Some(Json::Object(o)) => collect(p, inner, o, out, missing, &here)?,
+                    Some(v) => {
+                        return Err(err(&here, format!("expected an object, got {}", what(v))));
+                    }
+                    None if missing == Missing::Default => {
+                        collect(p, inner, &Map::new(), out, missing, &here)?
+                    }
+                    None => return Err(err(&here, "missing")),
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,242 @@
+//! The dynamic codec: a `.def` loaded at run time, compiled to an execution plan, and packets
+//! decoded to a compact [`Record`] (or to JSON) and encoded from either.
+//!
+//! Loading a definition compiles its [`Layout`] (the form code generation works from, so the two
+//! agree by construction on where every byte goes) into a plan: per level, the fields numbered in
+//! value order, and the wire order as ops whose offsets within each run of fixed fields are
+//! precomputed. Running the plan reads and writes through [`crate::tera::wire`], as generated
+//! code does. A decoded packet is a [`Record`]: one [`Value`] per field, names left to the
+//! definition, scalars as their exact wire values; [`Definition::to_json`] is its JSON view, the
+//! objects TERA Toolbox logs (the form of the tera-vectors). A whole protocol (every definition,
+//! the opcode map, the current versions) loads with [`Protocol::load`].
+
+mod json;
+mod plan;
+mod protocol;
+mod run;
+mod value;
+
+use std::path::Path;
+
+use def_parser::layout::Layout;
+use def_parser::{LoadError, Mode, Report};
+
+use super::error::{DecodeError, EncodeError};
+use super::wire::Options;
+use crate::clip::{self, Clip};
+use plan::LevelPlan;
+
+pub use protocol::{Decoded, LoadOptions, Message, Protocol, ProtocolError};
+pub use value::{Array, Record, Records, Value};
+
+/// What the encoder does with a member that the JSON leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Missing {
+    /// Report it.
+    #[default]
+    Error,
+    /// Write the default: 0, 0.0, false, empty.
+    Default,
+}
+
+/// Why a value could not be encoded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum JsonError {
+    /// A value is missing, of the wrong kind, or out of range.
+    #[error("field `{}`: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
+    Value {
+        /// Field path (`servants[2].name`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The packet does not fit TERA's 16-bit lengths.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+}
+
+/// A definition loaded at run time.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    layout: Layout,
+    plan: LevelPlan,
+    name: String,
+    version: u32,
+}
+
+impl Definition {
+    /// Reads and compiles a `.def` file.
+    pub fn from_file(path: &Path, mode: Mode) -> Result<Self, LoadError> {
+        def_parser::load(path, mode).map(|c| Self::from_layout(c.layout))
+    }
+
+    /// Compiles `.def` text; `file` names it (its last component is the file name).
+    pub fn from_text(file: &str, text: &str, mode: Mode) -> Result<Self, Report> {
+        def_parser::compile_str(file, text, mode).map(|c| Self::from_layout(c.layout))
+    }
+
+    /// Compiles a resolved layout.
+    pub fn from_layout(layout: Layout) -> Self {
+        let (name, version) = layout
+            .name
+            .as_ref()
+            .map_or((String::from("?"), 0), |n| (n.name.clone(), n.version));
+        Definition {
+            plan: LevelPlan::compile(&layout.root),
+            layout,
+            name,
+            version,
+        }
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The message name (`?` for a layout without one).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The definition's version (0 for a layout without a name).
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The dotted names of the packet's fields (`reaction.loc`), in the order of a record's
+    /// values.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.plan.fields.iter().map(|f| &*f.name)
+    }
+
+    /// The place of the field with dotted name `name` in a record.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.plan.fields.iter().position(|f| &*f.name == name)
+    }
+
+    /// Decodes a whole packet (header included).
+    pub fn decode(&self, bytes: &[u8], opts: Options) -> Result<Record, DecodeError> {
+        super::packet::decode_whole(bytes, opts, |r| run::decode_record(&self.plan, r))
+            .map(Record)
+            .map_err(|e| e.in_packet(self.name.clone(), self.version))
+    }
+
+    /// Decodes a whole packet to JSON: [`Definition::decode`], then [`Definition::to_json`].
+    pub fn decode_json(
+        &self,
+        bytes: &[u8],
+        opts: Options,
+    ) -> Result<serde_json::Value, DecodeError> {
+        self.decode(bytes, opts).map(|r| self.to_json(&r))
+    }
+
+    /// The JSON object of a record of this definition (a value NaN is `null`, as serde_json
+    /// has no NaN).
+    pub fn to_json(&self, record: &Record) -> serde_json::Value {
+        serde_json::Value::Object(json::record_json(&self.plan, &record.0))
+    }
+
+    /// The record of a JSON object, under the policy of the typed JSON form (see docs/usage.md,
+    /// "What JSON is accepted"); `missing` says what a member left out becomes.
+    pub fn from_json(
+        &self,
+        value: &serde_json::Value,
+        missing: Missing,
+    ) -> Result<Record, JsonError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| err(&At::Root, "expected a JSON object for the packet"))?;
+        let mut out = Vec::with_capacity(self.plan.fields.len());
+        json::collect(
+            &self.plan,
+            &self.plan.tree,
+            obj,
+            &mut out,
+            missing,
+            &At::Root,
+        )?;
+        Ok(Record(out))
+    }
+
+    /// Encodes JSON to a whole packet with `opcode` in its header: [`Definition::from_json`],
+    /// then [`Definition::encode_record`].
+    pub fn encode(
+        &self,
+        value: &serde_json::Value,
+        opcode: u16,
+        opts: Options,
+        missing: Missing,
+    ) -> Result<Vec<u8>, JsonError> {
+        self.encode_record(&self.from_json(value, missing)?, opcode, opts)
+    }
+
+    /// Encodes a record to a whole packet with `opcode` in its header.
+    pub fn encode_record(
+        &self,
+        record: &Record,
+        opcode: u16,
+        opts: Options,
+    ) -> Result<Vec<u8>, JsonError> {
+        let mut out = Vec::with_capacity(64);
+        self.encode_record_into(record, opcode, opts, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the packet of a record to `out` (left as it was on error). Each value must be of
+    /// its field's type (an error names the first that is not).
+    pub fn encode_record_into(
+        &self,
+        record: &Record,
+        opcode: u16,
+        opts: Options,
+        out: &mut Vec<u8>,
+    ) -> Result<(), JsonError> {
+        super::packet::encode_whole(opcode, opts, out, |w| {
+            run::encode_level(&self.plan, &record.0, w, &At::Root)
+        })
+    }
+}
+
+/// Where a value belongs (`servants[2].name`), rendered only when there is an error: made for
+/// every value, the path text cost time proportional to the names above it (a field under an
+/// array with a name of a megabyte copied that megabyte for every element).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// The packet.
+    Root,
+    /// Member `.1` of `.0` (a dotted name through objects).
+    Key(&'a At<'a>, &'a str),
+    /// Element `.1` of `.0`.
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn render(&self, out: &mut String) {
+        match *self {
+            At::Root => {}
+            At::Key(parent, key) => {
+                parent.render(out);
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            At::Index(parent, i) => {
+                parent.render(out);
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+    }
+}
+
+#[cold]
+fn err(at: &At<'_>, message: impl Into<String>) -> JsonError {
+    let mut path = String::new();
+    at.render(&mut path);
+    JsonError::Value {
+        path,
+        message: message.into(),
+    }
+}

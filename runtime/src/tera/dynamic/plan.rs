@@ -1,0 +1,282 @@
+//! A definition's layout compiled to an execution plan: per level, its fields numbered in value
+//! order, the JSON shape over them, and the wire order as a list of ops whose offsets within
+//! each run of fixed fields are precomputed, as generated code has them.
+
+use def_parser::ast::{ElemType, Scalar};
+use def_parser::layout::{Fixed as FixedItem, Level, Member, MemberKind, MetaKind, Step};
+
+/// One level (the packet body or an object-array's element), compiled.
+#[derive(Debug, Clone)]
+pub(super) struct LevelPlan {
+    /// The leaf members, depth-first through objects: a record's values are in this order.
+    pub fields: Vec<Field>,
+    /// The value shape over the fields (the JSON object's keys, in the reference's order).
+    pub tree: Vec<Node>,
+    /// The wire order.
+    pub ops: Vec<Op>,
+    /// Metadata slots of the level's variable fields.
+    pub metas: usize,
+    /// Bytes of all fixed runs.
+    pub fixed_size: usize,
+}
+
+/// A leaf member.
+#[derive(Debug, Clone)]
+pub(super) struct Field {
+    /// Its key in its object.
+    pub key: Box<str>,
+    /// Its dotted name from the level (`reaction.loc`), for errors.
+    pub name: Box<str>,
+    /// What it holds.
+    pub kind: Kind,
+}
+
+/// What a field holds.
+#[derive(Debug, Clone)]
+pub(super) enum Kind {
+    /// A fixed-size value.
+    Scalar(Scalar),
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `array<T>` of a fixed type.
+    Array(Scalar),
+    /// `array<string>`.
+    Strings,
+    /// `array` of objects.
+    Objects(Box<LevelPlan>),
+}
+
+/// One key of the value shape.
+#[derive(Debug, Clone)]
+pub(super) enum Node {
+    /// A field, by number.
+    Field(usize),
+    /// An `object`: a key whose value groups members.
+    Object(Box<str>, Vec<Node>),
+}
+
+/// One step of the wire order.
+#[derive(Debug, Clone)]
+pub(super) enum Op {
+    /// Fixed fields, read and written as one block.
+    Run(Run),
+    /// The data of a variable field, inline.
+    Var(VarRef),
+    /// Arrays written element by element in turn.
+    Interleaved(Box<[VarRef]>),
+}
+
+/// A variable field and its metadata slot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct VarRef {
+    pub field: usize,
+    pub meta: usize,
+}
+
+/// A run of fixed fields.
+#[derive(Debug, Clone)]
+pub(super) struct Run {
+    pub size: usize,
+    /// Every piece, in wire order (what encoding writes).
+    pub items: Box<[Item]>,
+    /// Where each item starts in the run (for the field a short packet cuts off).
+    pub starts: Box<[usize]>,
+    /// What decoding reads: the values it keeps, then the metadata, each without the other's
+    /// branches.
+    pub reads: Box<[Read]>,
+    pub meta_reads: Box<[MetaRead]>,
+}
+
+/// Scalars that decoding keeps: `n` of type `ty`, one after the other in the run from `at` and
+/// in consecutive fields from `field` (`int32 a`, `int32 b`, ... is one read: the type is
+/// dispatched once, not per field).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Read {
+    pub ty: Scalar,
+    pub at: u32,
+    pub field: u32,
+    pub n: u32,
+}
+
+/// Metadata that decoding reads: its kind, its offset in the run and its slot.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MetaRead {
+    pub kind: MetaKind,
+    pub at: u32,
+    pub meta: u32,
+}
+
+/// One fixed piece of a run, at `at` bytes into it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Item {
+    /// A scalar of field `field`; `keep`: the value decoding keeps (the last declaration of a
+    /// scalar declared twice, as the reference reads it).
+    Value {
+        at: usize,
+        ty: Scalar,
+        field: usize,
+        keep: bool,
+    },
+    /// The metadata of variable field `field`, in metadata slot `meta`.
+    Meta {
+        at: usize,
+        kind: MetaKind,
+        field: usize,
+        meta: usize,
+    },
+}
+
+impl Item {
+    /// The field it belongs to.
+    pub fn field(self) -> usize {
+        match self {
+            Item::Value { field, .. } | Item::Meta { field, .. } => field,
+        }
+    }
+}
+
+impl LevelPlan {
+    /// Compiles a resolved level.
+    pub fn compile(level: &Level) -> LevelPlan {
+        let mut fields = Vec::new();
+        let mut slot_field = vec![(usize::MAX, false); level.slots.len()];
+        let tree = shape(&level.members, "", &mut fields, &mut slot_field);
+        let mut meta_of = vec![usize::MAX; level.slots.len()];
+        let mut metas = 0;
+        let var = |slot: usize, meta_of: &[usize]| VarRef {
+            field: slot_field[slot].0,
+            meta: meta_of[slot],
+        };
+        let mut ops = Vec::with_capacity(level.steps.len());
+        for step in &level.steps {
+            ops.push(match step {
+                Step::Fixed(run) => {
+                    let items: Box<[Item]> = run
+                        .fields
+                        .iter()
+                        .map(|&(at, f)| match f {
+                            FixedItem::Value { slot, ty } => Item::Value {
+                                at,
+                                ty,
+                                field: slot_field[slot].0,
+                                keep: slot_field[slot].1,
+                            },
+                            FixedItem::Meta { slot, kind } => {
+                                meta_of[slot] = metas;
+                                metas += 1;
+                                Item::Meta {
+                                    at,
+                                    kind,
+                                    field: slot_field[slot].0,
+                                    meta: meta_of[slot],
+                                }
+                            }
+                        })
+                        .collect();
+                    let mut reads: Vec<Read> = Vec::new();
+                    for i in items.iter() {
+                        let Item::Value {
+                            at,
+                            ty,
+                            field,
+                            keep: true,
+                        } = *i
+                        else {
+                            continue;
+                        };
+                        let (at, field) = (at as u32, field as u32);
+                        match reads.last_mut() {
+                            Some(r)
+                                if r.ty == ty
+                                    && r.at + r.n * ty.size() as u32 == at
+                                    && r.field + r.n == field =>
+                            {
+                                r.n += 1
+                            }
+                            _ => reads.push(Read {
+                                ty,
+                                at,
+                                field,
+                                n: 1,
+                            }),
+                        }
+                    }
+                    let reads = reads.into_boxed_slice();
+                    let meta_reads = items
+                        .iter()
+                        .filter_map(|i| match *i {
+                            Item::Meta { at, kind, meta, .. } => Some(MetaRead {
+                                kind,
+                                at: at as u32,
+                                meta: meta as u32,
+                            }),
+                            Item::Value { .. } => None,
+                        })
+                        .collect();
+                    Op::Run(Run {
+                        size: run.size,
+                        starts: run.fields.iter().map(|f| f.0).collect(),
+                        items,
+                        reads,
+                        meta_reads,
+                    })
+                }
+                Step::Var(slot) => Op::Var(var(*slot, &meta_of)),
+                Step::Interleaved(slots) => {
+                    Op::Interleaved(slots.iter().map(|&s| var(s, &meta_of)).collect())
+                }
+            });
+        }
+        LevelPlan {
+            fields,
+            tree,
+            ops,
+            metas,
+            fixed_size: level.fixed_size,
+        }
+    }
+}
+
+/// The value shape of `members`, numbering their leaves into `fields` depth-first and noting
+/// each slot's field (and whether it is the occurrence decoding keeps) in `slot_field`.
+fn shape(
+    members: &[Member],
+    prefix: &str,
+    fields: &mut Vec<Field>,
+    slot_field: &mut [(usize, bool)],
+) -> Vec<Node> {
+    members
+        .iter()
+        .map(|m| {
+            let name = if prefix.is_empty() {
+                m.name.clone()
+            } else {
+                format!("{prefix}.{}", m.name)
+            };
+            let kind = match &m.kind {
+                MemberKind::Object(inner) => {
+                    let inner = shape(inner, &name, fields, slot_field);
+                    return Node::Object(m.name.as_str().into(), inner);
+                }
+                MemberKind::Scalar(ty) => Kind::Scalar(*ty),
+                MemberKind::String => Kind::String,
+                MemberKind::Bytes => Kind::Bytes,
+                MemberKind::ArrayOf(ElemType::Scalar(ty)) => Kind::Array(*ty),
+                MemberKind::ArrayOf(ElemType::String) => Kind::Strings,
+                MemberKind::Array(level) => Kind::Objects(Box::new(LevelPlan::compile(level))),
+            };
+            let field = fields.len();
+            for (i, &slot) in m.slots.iter().enumerate() {
+                slot_field[slot] = (field, i + 1 == m.slots.len());
+            }
+            fields.push(Field {
+                key: m.name.as_str().into(),
+                name: name.into(),
+                kind,
+            });
+            Node::Field(field)
+        })
+        .collect()
+}

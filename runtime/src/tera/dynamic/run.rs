@@ -1,0 +1,409 @@
+//! Running a plan: a packet body read into a record's values, and values written to a packet,
+//! through [`crate::tera::wire`]'s reader and writer (the metadata byte order, the element walk,
+//! the truncated-field search and string reading are theirs).
+
+use def_parser::ast::Scalar;
+use def_parser::layout::MetaKind;
+
+use super::plan::{Item, Kind, LevelPlan, Op, Run, VarRef};
+use super::value::{Array, Records, Value, for_scalars};
+use super::{At, JsonError, err};
+use crate::tera::error::DecodeError;
+use crate::tera::wire::{Chain, Fixed, Meta, Reader, Slot, Writer};
+
+/// What a field's place holds before decoding fills it.
+const EMPTY: Value = Value::Bool(false);
+
+/// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
+const STACK_METAS: usize = 16;
+
+/// Reads `places.len()` scalars of type `ty`, one after the other from the start of `b`, into
+/// fields' places, which hold [`EMPTY`] (see [`put`]).
+///
+/// The type is matched once for the group, and each value is written where it belongs: made on
+/// the stack and copied (its tag and payload stored in pieces, then loaded as 16-byte words) the
+/// copy waited on store forwarding, half of the time of a level's decoding.
+#[inline]
+fn read_scalars(ty: Scalar, b: &[u8], places: &mut [Value]) {
+    macro_rules! read {
+        ($(($v:ident, $t:ty)),*) => {
+            match ty {
+                $(Scalar::$v => {
+                    for (place, b) in places.iter_mut().zip(b.chunks_exact(<$t as Fixed>::SIZE)) {
+                        put(place, Value::$v(<$t>::read(b)));
+                    }
+                })*
+            }
+        };
+    }
+    for_scalars!(read)
+}
+
+/// The metadata of `kind` at the start of `b` (the rest of its run), in [`Meta`]'s byte order.
+#[inline]
+fn read_meta(kind: MetaKind, b: &[u8]) -> Meta {
+    let sized = |n: usize| &b[..n];
+    match kind {
+        MetaKind::Array => Meta::array::<4>(sized(4).try_into().expect("4 bytes"), 0),
+        MetaKind::Bytes => Meta::bytes::<4>(sized(4).try_into().expect("4 bytes"), 0),
+        MetaKind::String => Meta::string::<2>(sized(2).try_into().expect("2 bytes"), 0),
+    }
+}
+
+/// Fills a field's place, which holds [`EMPTY`]: a plan writes each field of a level once (a
+/// scalar declared twice is kept from one declaration), so there is nothing to drop, and the
+/// store skips the drop (a call per field, a twelfth of decoding the largest packets).
+#[inline(always)]
+fn put(place: &mut Value, v: Value) {
+    // SAFETY: `place` is a valid, aligned, initialised `Value` (a `&mut`); overwriting it without
+    // dropping the old value can at worst leak it, and the old value is `EMPTY`, which owns
+    // nothing.
+    unsafe { std::ptr::write(place, v) }
+}
+
+/// `n` places for fields, appended to `out`: made from the constant, not cloned from it (a
+/// `Value` clone is a call, a fifth of decoding the largest packets with `resize`).
+#[inline]
+fn empties(out: &mut Vec<Value>, n: usize) {
+    out.extend((0..n).map(|_| EMPTY));
+}
+
+/// Reads a level at the reader's position into `out` (one place per field, each [`EMPTY`]).
+pub(super) fn decode_level(
+    p: &LevelPlan,
+    r: &mut Reader<'_>,
+    out: &mut [Value],
+) -> Result<(), DecodeError> {
+    let mut stack = [Meta::default(); STACK_METAS];
+    let mut heap = Vec::new();
+    let metas: &mut [Meta] = if p.metas <= STACK_METAS {
+        &mut stack[..p.metas]
+    } else {
+        heap.resize(p.metas, Meta::default());
+        &mut heap
+    };
+    for op in &p.ops {
+        match op {
+            Op::Run(run) => {
+                let Some(b) = r.take(run.size) else {
+                    return Err(cut(p, run, r));
+                };
+                for m in run.meta_reads.iter() {
+                    metas[m.meta as usize] = read_meta(m.kind, &b[m.at as usize..]);
+                }
+                for v in run.reads.iter() {
+                    let (at, field) = (v.at as usize, v.field as usize);
+                    read_scalars(v.ty, &b[at..], &mut out[field..field + v.n as usize]);
+                }
+            }
+            Op::Var(v) => put(&mut out[v.field], decode_var(p, *v, metas[v.meta], r)?),
+            Op::Interleaved(vars) => {
+                for v in vars.iter() {
+                    put(&mut out[v.field], decode_var(p, *v, metas[v.meta], r)?);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The error of a run that does not fit, naming the first field cut off.
+#[cold]
+fn cut(p: &LevelPlan, run: &Run, r: &Reader<'_>) -> DecodeError {
+    let (e, i) = r.cut_run(run.size, run.starts.iter().copied());
+    match i {
+        Some(i) => e.in_field(p.fields[run.items[i].field()].name.to_string()),
+        None => e,
+    }
+}
+
+/// Reads an `array<T>` through [`Reader::array_of`].
+fn read_array(ty: Scalar, r: &mut Reader<'_>, meta: Meta) -> Result<Array, DecodeError> {
+    macro_rules! read {
+        ($(($v:ident, $t:ty)),*) => {
+            match ty {
+                $(Scalar::$v => Array::$v(r.array_of::<$t>(meta)?),)*
+            }
+        };
+    }
+    Ok(for_scalars!(read))
+}
+
+fn decode_var(
+    p: &LevelPlan,
+    v: VarRef,
+    meta: Meta,
+    r: &mut Reader<'_>,
+) -> Result<Value, DecodeError> {
+    let field = &p.fields[v.field];
+    let value = match &field.kind {
+        Kind::String => r.string(meta).map(Value::String),
+        Kind::Bytes => r.bytes(meta).map(Value::Bytes),
+        Kind::Array(ty) => read_array(*ty, r, meta).map(Value::Array),
+        Kind::Strings => r
+            .array_of_strings(meta)
+            .map(|v| Value::Array(Array::String(v))),
+        Kind::Objects(elem) => {
+            let width = elem.fields.len();
+            let mut values = Vec::new();
+            r.chain(meta, 4 + elem.fixed_size, |r, i| {
+                // Reserved once the chain has checked that the count fits in the packet.
+                if i == 0 {
+                    values.reserve_exact(meta.count as usize * width);
+                }
+                let start = values.len();
+                empties(&mut values, width);
+                decode_level(elem, r, &mut values[start..])
+            })
+            .map(|()| {
+                Value::Array(Array::Object(Records {
+                    width: width as u32,
+                    len: u32::from(meta.count),
+                    values,
+                }))
+            })
+        }
+        Kind::Scalar(_) => unreachable!("a scalar has no metadata"),
+    };
+    value.map_err(|e| e.in_field(field.name.to_string()))
+}
+
+/// Decodes the values of the packet body.
+pub(super) fn decode_record(p: &LevelPlan, r: &mut Reader<'_>) -> Result<Vec<Value>, DecodeError> {
+    let mut out = Vec::with_capacity(p.fields.len());
+    empties(&mut out, p.fields.len());
+    decode_level(p, r, &mut out)?;
+    Ok(out)
+}
+
+/// The name of a value's type, for errors.
+pub(super) fn type_name(v: &Value) -> &'static str {
+    macro_rules! name {
+        ($(($v:ident, $t:ty)),*) => {
+            match v {
+                $(Value::$v(_) => stringify!($v),)*
+                Value::String(_) => "String",
+                Value::Bytes(_) => "Bytes",
+                Value::Array(_) => "Array",
+            }
+        };
+    }
+    for_scalars!(name)
+}
+
+/// The name of what a field holds, for errors.
+fn kind_name(k: &Kind) -> String {
+    match k {
+        Kind::Scalar(ty) => format!("{ty:?}"),
+        Kind::String => "String".into(),
+        Kind::Bytes => "Bytes".into(),
+        Kind::Array(ty) => format!("Array of {ty:?}"),
+        Kind::Strings => "Array of String".into(),
+        Kind::Objects(_) => "Array of objects".into(),
+    }
+}
+
+#[cold]
+fn mismatch(k: &Kind, v: &Value, at: &At<'_>) -> JsonError {
+    err(
+        at,
+        format!("expected {}, got {}", kind_name(k), describe(v)),
+    )
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Array(a) => match a {
+            Array::Object(_) => "Array of objects".into(),
+            Array::String(_) => "Array of String".into(),
+            _ => {
+                macro_rules! name {
+                    ($(($v:ident, $t:ty)),*) => {
+                        match a {
+                            $(Array::$v(_) => concat!("Array of ", stringify!($v)),)*
+                            _ => "Array",
+                        }
+                    };
+                }
+                for_scalars!(name).into()
+            }
+        },
+        v => type_name(v).into(),
+    }
+}
+
+/// Writes a scalar of type `ty` into the start of `b`; `false` if `v` is not of that type.
+#[inline]
+fn write_scalar(ty: Scalar, v: &Value, b: &mut [u8]) -> bool {
+    macro_rules! write {
+        ($(($v:ident, $t:ty)),*) => {
+            match (ty, v) {
+                $((Scalar::$v, Value::$v(x)) => x.write(b),)*
+                _ => return false,
+            }
+        };
+    }
+    for_scalars!(write);
+    true
+}
+
+/// Writes the values of a level (one per field) at the writer's end.
+pub(super) fn encode_level(
+    p: &LevelPlan,
+    vals: &[Value],
+    w: &mut Writer,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    if vals.len() != p.fields.len() {
+        return Err(err(
+            at,
+            format!(
+                "expected {} field values, got {}",
+                p.fields.len(),
+                vals.len()
+            ),
+        ));
+    }
+    let mut stack = [Slot(0); STACK_METAS];
+    let mut heap = Vec::new();
+    let slots: &mut [Slot] = if p.metas <= STACK_METAS {
+        &mut stack[..p.metas]
+    } else {
+        heap.resize(p.metas, Slot(0));
+        &mut heap
+    };
+    for op in &p.ops {
+        match op {
+            Op::Run(run) => {
+                let (start, b) = w.run_dyn(run.size);
+                for item in run.items.iter() {
+                    match *item {
+                        Item::Value {
+                            at: o, ty, field, ..
+                        } => {
+                            if !write_scalar(ty, &vals[field], &mut b[o..]) {
+                                let f = &p.fields[field];
+                                return Err(mismatch(&f.kind, &vals[field], &At::Key(at, &f.name)));
+                            }
+                        }
+                        Item::Meta { at: o, meta, .. } => slots[meta] = Slot(start + o),
+                    }
+                }
+            }
+            Op::Var(v) => encode_var(p, *v, vals, slots[v.meta], w, at)?,
+            Op::Interleaved(vars) => interleaved(p, vars, vals, slots, w, at)?,
+        }
+    }
+    Ok(())
+}
+
+fn encode_var(
+    p: &LevelPlan,
+    v: VarRef,
+    vals: &[Value],
+    slot: Slot,
+    w: &mut Writer,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    let field = &p.fields[v.field];
+    let value = &vals[v.field];
+    let here = At::Key(at, &field.name);
+    match (&field.kind, value) {
+        (Kind::String, Value::String(s)) => w.string(slot, s),
+        (Kind::Bytes, Value::Bytes(b)) => w.bytes(slot, b),
+        (Kind::Strings, Value::Array(Array::String(items))) => w.array_of_strings(slot, items),
+        (Kind::Array(ty), Value::Array(a)) => {
+            macro_rules! write {
+                ($(($v:ident, $t:ty)),*) => {
+                    match (ty, a) {
+                        $((Scalar::$v, Array::$v(items)) => w.array_of(slot, items),)*
+                        _ => return Err(mismatch(&field.kind, value, &here)),
+                    }
+                };
+            }
+            for_scalars!(write)
+        }
+        (Kind::Objects(elem), Value::Array(Array::Object(items))) => {
+            let mut chain = Chain::new(slot);
+            for (i, e) in items.iter().enumerate() {
+                w.element(&mut chain);
+                encode_level(elem, e, w, &At::Index(&here, i))?;
+            }
+            w.end_chain(chain);
+        }
+        _ => return Err(mismatch(&field.kind, value, &here)),
+    }
+    Ok(())
+}
+
+/// Whether the elements `a` are of the kind of array `k`.
+fn array_fits(k: &Kind, a: &Array) -> bool {
+    macro_rules! fits {
+        ($(($v:ident, $t:ty)),*) => {
+            match (k, a) {
+                $((Kind::Array(Scalar::$v), Array::$v(_)))|* => true,
+                (Kind::Strings, Array::String(_)) => true,
+                (Kind::Objects(_), Array::Object(_)) => true,
+                _ => false,
+            }
+        };
+    }
+    for_scalars!(fits)
+}
+
+/// Arrays written element by element in turn: the first element of each, then the second...
+fn interleaved(
+    p: &LevelPlan,
+    vars: &[VarRef],
+    vals: &[Value],
+    slots: &[Slot],
+    w: &mut Writer,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    let mut chains = Vec::with_capacity(vars.len());
+    for v in vars {
+        let field = &p.fields[v.field];
+        match &vals[v.field] {
+            Value::Array(a) if array_fits(&field.kind, a) => {
+                chains.push((field, a, Chain::new(slots[v.meta])))
+            }
+            other => return Err(mismatch(&field.kind, other, &At::Key(at, &field.name))),
+        }
+    }
+    let longest = chains.iter().map(|c| c.1.len()).max().unwrap_or(0);
+    for i in 0..longest {
+        for (field, a, chain) in chains.iter_mut() {
+            if i < a.len() {
+                w.element(chain);
+                let here = At::Key(at, &field.name);
+                element(&field.kind, a, i, w, &At::Index(&here, i))?;
+            }
+        }
+    }
+    for (_, _, chain) in chains {
+        w.end_chain(chain);
+    }
+    Ok(())
+}
+
+/// Writes the body of element `i` of `a`, whose kind [`array_fits`] the field's.
+fn element(k: &Kind, a: &Array, i: usize, w: &mut Writer, at: &At<'_>) -> Result<(), JsonError> {
+    match (k, a) {
+        (Kind::Objects(elem), Array::Object(items)) => {
+            encode_level(elem, items.get(i).expect("i < len"), w, at)?
+        }
+        (Kind::Strings, Array::String(items)) => w.string_element(&items[i]),
+        (_, a) => {
+            macro_rules! write {
+                ($(($v:ident, $t:ty)),*) => {
+                    match a {
+                        $(Array::$v(items) => w.put(&items[i]),)*
+                        Array::String(_) | Array::Object(_) => unreachable!("checked by array_fits"),
+                    }
+                };
+            }
+            for_scalars!(write)
+        }
+    }
+    Ok(())
+}
