@@ -66,6 +66,10 @@ fn we_write_what_the_reference_writes() {
             .encode(&value, 0, Options::new(), Missing::Error)
             .unwrap();
         assert_eq!(to_hex(&got), *hex, "{text}");
-        assert_eq!(def.decode_json(&want, Options::new()).unwrap(), value, "{text}");
+        assert_eq!(
+            def.decode_json(&want, Options::new()).unwrap(),
+            value,
+            "{text}"
+        );
     }
 }
