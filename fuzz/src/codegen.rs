@@ -36,10 +36,6 @@ impl Input<'_> {
     }
 }
 
-
-
-
-
 fn name(inp: &mut Input, pieces: &[&str]) -> String {
     let n = 1 + inp.byte() % 3;
     (0..n).map(|_| inp.pick(pieces)).collect()

@@ -121,7 +121,8 @@ pub fn check_dynamic(def: &Definition, bytes: &[u8], opts: Options) {
     // The record, with no JSON in between, writes the same canonical bytes.
     let record = def.decode(bytes, opts).expect("decoded to JSON above");
     assert_eq!(
-        def.encode_record(&record, op, opts).expect("its JSON encoded"),
+        def.encode_record(&record, op, opts)
+            .expect("its JSON encoded"),
         again,
         "the record and its JSON encode differently"
     );
@@ -427,7 +428,11 @@ pub fn check_nbt_file(data: &[u8]) {
                     .map(|c| (c.index, c.timestamp, c.compression_id, c.payload.clone()))
                     .collect::<Vec<_>>()
             };
-            assert_eq!(key(&back), key(&region), "region round trip changed a chunk");
+            assert_eq!(
+                key(&back),
+                key(&region),
+                "region round trip changed a chunk"
+            );
         }
     }
     let Ok(f) = NbtFile::read(bytes, &o) else {
@@ -471,5 +476,8 @@ pub fn check_snbt(data: &[u8]) {
     let printed = snbt::to_snbt_in(&t, modern).expect("parsed 1.21.5 SNBT has no NaN");
     let back = snbt::parse_in(&printed, modern)
         .unwrap_or_else(|e| panic!("printed 1.21.5 SNBT does not parse: {e}\n{printed}"));
-    assert_eq!(back, t, "1.21.5 SNBT round trip changed the tree\n{printed}");
+    assert_eq!(
+        back, t,
+        "1.21.5 SNBT round trip changed the tree\n{printed}"
+    );
 }
