@@ -17,7 +17,7 @@ fn packet(def: &Definition, opts: Options) -> (Value, Vec<u8>) {
         "flag": true, "small": 7, "i16v": -3, "u16v": 9, "i32v": 1000, "u32v": 5, "i64v": -7,
         "u64v": 8, "f32v": 1.5, "f64v": 2.25, "w": 0.0, "loc": {"x": 1.0, "y": 2.0, "z": 3.0},
         "rot": {"x": 0.0, "y": 0.0, "z": 0.0},
-        "skill32": {"id": 1, "huntingZoneId": 0, "type": 1, "npc": false, "reserved": false},
+        "skill32": {"id": 1, "huntingZoneId": 0, "type": 1, "npc": false, "reserved": 0},
         "skill": {"id": 2, "huntingZoneId": 0, "type": 1, "npc": false, "reserved": 0},
         "look": {"unk": 1, "skinColor": 2, "faceStyle": 3, "faceDecal": 4, "hairStyle": 5,
                  "hairColor": 6, "voice": 7, "tattoos": 8},
