@@ -25,12 +25,15 @@
 //!
 //! Time is the benchmark thread's CPU time, as in `codec.rs`.
 
+#[path = "common/measure.rs"]
+mod measure;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput};
 use def_runtime::tera::framing::packets;
 use def_runtime::{Options, Packet as _};
+use measure::CpuTime;
 use protocol_defs::{
     s_get_user_list::v21 as user_list, s_guild_quest_list::v1 as guild_quests,
     s_itemlist::v7 as itemlist, s_show_item_tooltip::v18 as tooltip,
@@ -46,9 +49,7 @@ struct Vector {
 
 /// The vectors as one stream, current messages with their real opcodes.
 fn load() -> (Vec<u8>, Vec<Vector>) {
-    let shared = std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")));
+    let shared = measure::shared_dir();
     let text = std::fs::read_to_string(shared.join("tera-vectors/public.jsonl"))
         .expect("public vectors (set WIRE_SHARED_DIR)");
     let mut stream = Vec::new();
@@ -306,46 +307,9 @@ fn bench(c: &mut Criterion<CpuTime>) {
     g.finish();
 }
 
-/// Criterion measurement by the thread's CPU time.
-struct CpuTime;
-
-fn thread_cpu() -> std::time::Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the pointer it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-impl criterion::measurement::Measurement for CpuTime {
-    type Intermediate = std::time::Duration;
-    type Value = std::time::Duration;
-    fn start(&self) -> Self::Intermediate {
-        thread_cpu()
-    }
-    fn end(&self, i: Self::Intermediate) -> Self::Value {
-        thread_cpu() - i
-    }
-    fn add(&self, v1: &Self::Value, v2: &Self::Value) -> Self::Value {
-        *v1 + *v2
-    }
-    fn zero(&self) -> Self::Value {
-        std::time::Duration::ZERO
-    }
-    fn to_f64(&self, v: &Self::Value) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn criterion::measurement::ValueFormatter {
-        static WALL: criterion::measurement::WallTime = criterion::measurement::WallTime;
-        criterion::measurement::Measurement::formatter(&WALL)
-    }
-}
-
 criterion::criterion_group! {
     name = benches;
-    config = Criterion::default().sample_size(20).with_measurement(CpuTime);
+    config = measure::config();
     targets = bench
 }
 criterion::criterion_main!(benches);

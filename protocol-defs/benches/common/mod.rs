@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+mod measure;
+use measure::shared_dir;
+pub use measure::{CpuTime, config};
+
 use criterion::{Criterion, Throughput};
 use def_runtime::Options;
 use def_runtime::tera::DynPacket;
@@ -19,12 +23,6 @@ struct Vector {
     record: Record,
     typed: Box<dyn DynPacket>,
     opcode: u16,
-}
-
-fn shared_dir() -> PathBuf {
-    std::env::var_os("WIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared")))
 }
 
 fn tera_data() -> PathBuf {
@@ -158,49 +156,4 @@ pub fn bench(c: &mut Criterion<CpuTime>, alloc: &str) {
             g.finish();
         }
     }
-}
-
-/// Criterion measurement by the thread's CPU time.
-pub struct CpuTime;
-
-fn thread_cpu() -> std::time::Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into the pointer it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-impl criterion::measurement::Measurement for CpuTime {
-    type Intermediate = std::time::Duration;
-    type Value = std::time::Duration;
-    fn start(&self) -> Self::Intermediate {
-        thread_cpu()
-    }
-    fn end(&self, i: Self::Intermediate) -> Self::Value {
-        thread_cpu() - i
-    }
-    fn add(&self, v1: &Self::Value, v2: &Self::Value) -> Self::Value {
-        *v1 + *v2
-    }
-    fn zero(&self) -> Self::Value {
-        std::time::Duration::ZERO
-    }
-    fn to_f64(&self, v: &Self::Value) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn criterion::measurement::ValueFormatter {
-        // Same unit as wall time (nanoseconds), so criterion's duration formatting fits.
-        static WALL: criterion::measurement::WallTime = criterion::measurement::WallTime;
-        criterion::measurement::Measurement::formatter(&WALL)
-    }
-}
-
-/// Criterion as both benchmarks run it: 20 samples, thread CPU time.
-pub fn config() -> Criterion<CpuTime> {
-    Criterion::default()
-        .sample_size(20)
-        .with_measurement(CpuTime)
 }
