@@ -326,22 +326,10 @@ impl Tag {
 }
 
 impl PartialEq for Tag {
+    /// Equality of the two values' views: floats by their bits, so NaN equals itself and
+    /// `0.0 != -0.0` (a tree compares equal to what it reads back from its own bytes).
     fn eq(&self, other: &Tag) -> bool {
-        match (self, other) {
-            (Tag::Byte(a), Tag::Byte(b)) => a == b,
-            (Tag::Short(a), Tag::Short(b)) => a == b,
-            (Tag::Int(a), Tag::Int(b)) => a == b,
-            (Tag::Long(a), Tag::Long(b)) => a == b,
-            (Tag::Float(a), Tag::Float(b)) => a.to_bits() == b.to_bits(),
-            (Tag::Double(a), Tag::Double(b)) => a.to_bits() == b.to_bits(),
-            (Tag::ByteArray(a), Tag::ByteArray(b)) => a == b,
-            (Tag::String(a), Tag::String(b)) => a == b,
-            (Tag::List(a), Tag::List(b)) => a == b,
-            (Tag::Compound(a), Tag::Compound(b)) => a == b,
-            (Tag::IntArray(a), Tag::IntArray(b)) => a == b,
-            (Tag::LongArray(a), Tag::LongArray(b)) => a == b,
-            _ => false,
-        }
+        self.view() == other.view()
     }
 }
 
