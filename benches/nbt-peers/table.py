@@ -28,7 +28,7 @@ def mbps(group, fn, n):
     return best
 
 peers = ["simdnbt_owned", "simdnbt_borrowed", "valence_nbt", "fastnbt"]
-files = sorted({d.split("_", 1)[1] for d in os.listdir(crits[0]) if d.startswith(("parse_", "write_"))})
+files = sorted({d.split("_", 1)[1] for d in os.listdir(crits[0]) if d.startswith(("parse_", "write_", "floor_"))})
 for op, ours_list in [("parse", ["ours_owned", "ours_owned_unchecked", "ours_borrowed", "ours_borrowed_checked"]), ("write", ["ours_owned"])]:
     print(f"\n### {op} (MB/s; ratio = ours / peer, >1 means ours is faster)\n")
     head = ["file", "size"] + ours_list + peers
@@ -51,3 +51,17 @@ for op, ours_list in [("parse", ["ours_owned", "ours_owned_unchecked", "ours_bor
                 mine = ours["ours_owned"]
             row.append(f"{v:.0f} (×{mine / v:.2f})")
         print("| " + " | ".join(row) + " |")
+
+# The copy floor: no owned reader or writer can beat one copy of the file's bytes, so
+# memcpy ÷ peer is the largest ratio any code can reach against that peer in that column.
+print("\n### copy floor (MB/s of one memcpy of the file; bound = memcpy / peer, the best ratio any owned reader or writer can reach)\n")
+print("| file | size | memcpy | simdnbt_owned parse | bound | simdnbt_owned write | bound |")
+print("|---|---|---|---|---|---|---|")
+for f in files:
+    n = size(f)
+    m = mbps(f"floor/{f}", "memcpy", n)
+    if m is None:
+        continue
+    p = mbps(f"parse/{f}", "simdnbt_owned", n)
+    w = mbps(f"write/{f}", "simdnbt_owned", n)
+    print(f"| `{f}` | {n/1e3:.0f} kB | {m:.0f} | {p:.0f} | ×{m / p:.2f} | {w:.0f} | ×{m / w:.2f} |")

@@ -95,6 +95,24 @@ fn bench(c: &mut Criterion<CpuTime>) {
         let data = compress::decompress(&raw, Compression::detect(&raw), usize::MAX)
             .unwrap()
             .data;
+        // The floor of any owned reader or writer of this file: one copy of its bytes into a
+        // fresh buffer (an owned tree must copy every string byte it keeps, a writer must
+        // produce every output byte). Where a peer runs near this floor, no code can be 1.5×
+        // faster than that peer.
+        let mut g = c.benchmark_group(format!("floor/{name}"));
+        g.measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500))
+            .sample_size(15)
+            .throughput(Throughput::Bytes(data.len() as u64));
+        g.bench_function("memcpy", |b| {
+            b.iter(|| {
+                let mut out = Vec::with_capacity(data.len());
+                out.extend_from_slice(black_box(&data));
+                out
+            })
+        });
+        g.finish();
+
         let mut g = c.benchmark_group(format!("parse/{name}"));
         g.measurement_time(Duration::from_secs(2))
             .warm_up_time(Duration::from_millis(500))
