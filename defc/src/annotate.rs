@@ -65,24 +65,6 @@ pub fn load(def: &Path) -> Result<Definition, String> {
     Definition::from_file(def, Mode::Compatible).map_err(|e| e.to_string())
 }
 
-/// The value at a field path (`a.b[2].c`) of a decoded packet.
-pub fn lookup<'v>(root: &'v Value, path: &str) -> Option<&'v Value> {
-    let mut v = root;
-    for part in path.split('.') {
-        let (name, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        v = v.get(name)?;
-        while let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            v = v.get(r[..end].parse::<usize>().ok()?)?;
-            rest = &r[end + 1..];
-        }
-    }
-    Some(v)
-}
-
 /// One line of the dump: a span, or bytes nothing reads.
 struct Line<'s> {
     start: usize,
@@ -140,9 +122,9 @@ fn printable(s: &str) -> String {
 
 fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
     match s.kind {
-        SpanKind::Value(_) | SpanKind::Text => {
-            lookup(decoded, &s.path).map_or(String::new(), |v| printable(&v.to_string()))
-        }
+        SpanKind::Value(_) | SpanKind::Text => s
+            .json_value(decoded)
+            .map_or(String::new(), |v| printable(&v.to_string())),
         SpanKind::Bytes => String::new(),
         _ => {
             // Metadata: the number it holds.
@@ -180,7 +162,7 @@ pub fn run(
                         "start": s.start, "end": s.end, "path": s.path,
                         "kind": s.kind.name(), "meta": s.kind.is_meta(),
                         "value": match s.kind {
-                            SpanKind::Value(_) | SpanKind::Text => lookup(&decoded, &s.path).cloned(),
+                            SpanKind::Value(_) | SpanKind::Text => s.json_value(&decoded).cloned(),
                             _ => None,
                         },
                     }),

@@ -15,23 +15,6 @@ use def_runtime::tera::json::from_hex;
 use def_runtime::tera::spans::{SpanKind, spans};
 use serde_json::Value;
 
-fn lookup<'v>(root: &'v Value, path: &str) -> Option<&'v Value> {
-    let mut v = root;
-    for part in path.split('.') {
-        let (name, mut rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        v = v.get(name)?;
-        while let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            v = v.get(r[..end].parse::<usize>().ok()?)?;
-            rest = &r[end + 1..];
-        }
-    }
-    Some(v)
-}
-
 #[test]
 fn spans_cover_every_golden_packet_once() {
     let (Some(vectors), Some(defs_dir)) = (
@@ -61,7 +44,8 @@ fn spans_cover_every_golden_packet_once() {
             }
             match s.kind {
                 SpanKind::Value(_) | SpanKind::Text | SpanKind::Bytes => {
-                    let want = lookup(&v["object"], &s.path)
+                    let want = s
+                        .json_value(&v["object"])
                         .unwrap_or_else(|| panic!("{name}: no `{}` in the object", s.path));
                     if s.kind == SpanKind::Text {
                         let mut units: Vec<u8> = want

@@ -80,6 +80,25 @@ pub struct Span {
     pub kind: SpanKind,
 }
 
+impl Span {
+    /// The value this span's [`path`](Span::path) names in the packet's JSON object (the form
+    /// `decode_json` gives and the vectors hold): `None` for the header, padding and metadata,
+    /// whose paths name no value, or when `root` lacks the path.
+    pub fn json_value<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        let mut v = root;
+        for part in self.path.split('.') {
+            let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+            v = v.get(name)?;
+            while let Some(r) = rest.strip_prefix('[') {
+                let end = r.find(']')?;
+                v = v.get(r[..end].parse::<usize>().ok()?)?;
+                rest = &r[end + 1..];
+            }
+        }
+        Some(v)
+    }
+}
+
 /// The ranges of a whole packet (header included), in the order they are read: the header, the
 /// padding, then each level's fixed runs and variable data as the layout orders them.
 ///
