@@ -799,6 +799,7 @@ fn report_json(
                     "padding": c.padding,
                     "bits": c.evidence.bits.round(),
                     "why": c.evidence.why(),
+                    "implausible": c.evidence.bad(),
                     "excluded": excluded(&defs[c.def], o, priors),
                 })).collect::<Vec<_>>(),
             })
