@@ -31,19 +31,35 @@
 //!
 //! # Claims
 //!
-//! An opcode is *claimed* (written to the map) only when one message is left among its
-//! candidates that read no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite
-//! float: writers never put those there): then it is certain, as the true message always decodes
-//! its own packets (if its definition is in the folder). Two facts a maintainer has besides the packets narrow the race
-//! without removing any candidate from the report: the direction (when every packet of an opcode
-//! says it, messages named for the other side, `C_` for client and `S_` for server, also after a
-//! prefix such as `TTB_`, cannot be claimed) and `--names MAP` (only messages that map names, say the previous patch's, can be). A message
-//! claimed for one opcode is taken out of the race for the others (a message has one opcode),
-//! which can leave one message for more opcodes; this repeats until nothing changes. Two opcodes
-//! left with the same single message both stay unclaimed. The ranking is not used to claim: on
-//! the public vectors' capture, claiming the best-ranked message when it led the next by a margin
-//! was right only about 90 % of the time (many messages share a layout exactly, and random test
-//! values look alike under any layout), far from the 99 % a map needs. It is in the `--report`.
+//! An opcode *may be* a message when one of the message's definitions decodes all its packets
+//! reading no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite float:
+//! writers never put those there) and no prior rules the message out. The priors are facts a
+//! maintainer has after a patch besides the packets; each is an assumption about the capture,
+//! and each only narrows what may be claimed (the report keeps every candidate, marked):
+//! * the direction: when every packet of an opcode says which side sent it, messages named for
+//!   the other side (`C_` client, `S_` server, also after a prefix such as `TTB_`) are out;
+//! * `--names MAP`: only messages that map names (the previous patch's): assumes the patch
+//!   added no message to the capture;
+//! * `--current`: only each message's current definition, chosen by the rule `defc gen` and
+//!   `Protocol::load` use ([`def_parser::protocol::choose`]) from the folder's versions, their
+//!   patch ranges and `deprecated.json` (`--deprecated FILE`; by default the one beside the
+//!   definitions folder, as tera-data lays it out, if present) for `--patch N` (default: the
+//!   newest): assumes the folder is already updated for the patch of the capture.
+//!
+//! A message has one opcode and an opcode one message, so a naming consistent with the capture
+//! is a matching of opcodes to the messages they may be, and the true naming is one of them (the
+//! true message always decodes its own packets, if its definition is in the folder). An opcode
+//! is *claimed* (written to the map) exactly when every maximum matching gives it the same
+//! message ([`crate::forced`]): no naming that fits every packet and every prior makes it
+//! another, so the claim is as certain as the candidates and priors are. Messages absent from
+//! the capture stay free (they may own opcodes absent from it), so a twin outside the capture
+//! blocks a claim as one inside does. This reaches the identifiability ceiling by construction;
+//! `tests/guess.rs` checks it against a ceiling computed from the map's truth.
+//!
+//! The ranking is not used to claim: on the public vectors' capture, claiming the best-ranked
+//! message when it led the next by a margin was right only about 90 % of the time (many messages
+//! share a layout exactly, and random test values look alike under any layout), far from the
+//! 99 % a map needs. It is in the `--report`.
 //!
 //! An opcode whose packets are all header-only (4 bytes) is reported `header-only`, never
 //! claimed: every definition without fields fits it.
