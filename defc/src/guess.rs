@@ -527,13 +527,14 @@ fn excluded(d: &Def, o: &Outcome, priors: &Priors) -> Option<&'static str> {
 /// The messages an opcode may be, best-ranked first, with the bits of their best candidate:
 /// candidates no prior excludes and that read no implausible value.
 fn allowed<'d>(defs: &'d [Def], o: &Outcome, priors: &Priors) -> Vec<(&'d str, f64)> {
+    let mut seen = HashSet::new();
     let mut best: Vec<(&str, f64)> = Vec::new();
     for c in &o.candidates {
         let d = &defs[c.def];
         if c.evidence.bad() > 0 || excluded(d, o, priors).is_some() {
             continue;
         }
-        if !best.iter().any(|b| b.0 == d.name) {
+        if seen.insert(d.name.as_str()) {
             best.push((d.name.as_str(), c.evidence.bits));
         }
     }
