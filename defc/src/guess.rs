@@ -31,19 +31,35 @@
 //!
 //! # Claims
 //!
-//! An opcode is *claimed* (written to the map) only when one message is left among its
-//! candidates that read no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite
-//! float: writers never put those there): then it is certain, as the true message always decodes
-//! its own packets (if its definition is in the folder). Two facts a maintainer has besides the packets narrow the race
-//! without removing any candidate from the report: the direction (when every packet of an opcode
-//! says it, messages named for the other side, `C_` for client and `S_` for server, also after a
-//! prefix such as `TTB_`, cannot be claimed) and `--names MAP` (only messages that map names, say the previous patch's, can be). A message
-//! claimed for one opcode is taken out of the race for the others (a message has one opcode),
-//! which can leave one message for more opcodes; this repeats until nothing changes. Two opcodes
-//! left with the same single message both stay unclaimed. The ranking is not used to claim: on
-//! the public vectors' capture, claiming the best-ranked message when it led the next by a margin
-//! was right only about 90 % of the time (many messages share a layout exactly, and random test
-//! values look alike under any layout), far from the 99 % a map needs. It is in the `--report`.
+//! An opcode *may be* a message when one of the message's definitions decodes all its packets
+//! reading no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite float:
+//! writers never put those there) and no prior rules the message out. The priors are facts a
+//! maintainer has after a patch besides the packets; each is an assumption about the capture,
+//! and each only narrows what may be claimed (the report keeps every candidate, marked):
+//! * the direction: when every packet of an opcode says which side sent it, messages named for
+//!   the other side (`C_` client, `S_` server, also after a prefix such as `TTB_`) are out;
+//! * `--names MAP`: only messages that map names (the previous patch's): assumes the patch
+//!   added no message to the capture;
+//! * `--current`: only each message's current definition, chosen by the rule `defc gen` and
+//!   `Protocol::load` use ([`def_parser::protocol::choose`]) from the folder's versions, their
+//!   patch ranges and `deprecated.json` (`--deprecated FILE`; by default the one beside the
+//!   definitions folder, as tera-data lays it out, if present) for `--patch N` (default: the
+//!   newest): assumes the folder is already updated for the patch of the capture.
+//!
+//! A message has one opcode and an opcode one message, so a naming consistent with the capture
+//! is a matching of opcodes to the messages they may be, and the true naming is one of them (the
+//! true message always decodes its own packets, if its definition is in the folder). An opcode
+//! is *claimed* (written to the map) exactly when every maximum matching gives it the same
+//! message ([`crate::forced`]): no naming that fits every packet and every prior makes it
+//! another, so the claim is as certain as the candidates and priors are. Messages absent from
+//! the capture stay free (they may own opcodes absent from it), so a twin outside the capture
+//! blocks a claim as one inside does. This reaches the identifiability ceiling by construction;
+//! `tests/guess.rs` checks it against a ceiling computed from the map's truth.
+//!
+//! The ranking is not used to claim: on the public vectors' capture, claiming the best-ranked
+//! message when it led the next by a margin was right only about 90 % of the time (many messages
+//! share a layout exactly, and random test values look alike under any layout), far from the
+//! 99 % a map needs. It is in the `--report`.
 //!
 //! An opcode whose packets are all header-only (4 bytes) is reported `header-only`, never
 //! claimed: every definition without fields fits it.
@@ -469,7 +485,6 @@ fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>], direction: Option<
     }
 }
 
-/// The message an opcode would claim, leaving out names in `taken`: `Ok(name)`, or `Err(why)`.
 /// The side that sends a message, from its name: `C` (`C_X`, `TTB_C_X`) or `S` (`S_X`,
 /// `TTB_S_X`): the first or second part of the name; `None` for others (`I_X`).
 pub fn side(name: &str) -> Option<char> {
@@ -480,90 +495,161 @@ pub fn side(name: &str) -> Option<char> {
     })
 }
 
-/// Why a candidate message may not be claimed whatever the packets say, if it may not.
-fn excluded(name: &str, o: &Outcome, known: Option<&BTreeSet<String>>) -> Option<&'static str> {
-    if let (Some(d), Some(s)) = (o.direction, side(name))
-        && d != s
+/// What a maintainer knows besides the packets: which messages may be claimed at all.
+#[derive(Debug, Default)]
+pub struct Priors {
+    /// Only messages this set names (`--names MAP`).
+    pub names: Option<BTreeSet<String>>,
+    /// Only these definitions, by name and version: each message's current one (`--current`).
+    pub current: Option<BTreeSet<(String, u32)>>,
+}
+
+/// Why a candidate may not be claimed whatever the packets say, if it may not.
+fn excluded(d: &Def, o: &Outcome, priors: &Priors) -> Option<&'static str> {
+    if let (Some(dir), Some(s)) = (o.direction, side(&d.name))
+        && dir != s
     {
         return Some("sent the other way");
     }
-    if known.is_some_and(|k| !k.contains(name)) {
+    if priors.names.as_ref().is_some_and(|k| !k.contains(&d.name)) {
         return Some("not in --names");
+    }
+    if priors
+        .current
+        .as_ref()
+        .is_some_and(|c| !c.contains(&(d.name.clone(), d.def.version())))
+    {
+        return Some("not the current version");
     }
     None
 }
 
-fn choose<'d>(
-    defs: &'d [Def],
-    o: &Outcome,
-    taken: &BTreeMap<&str, u16>,
-    known: Option<&BTreeSet<String>>,
-) -> Result<&'d str, String> {
-    if o.header_only {
-        return Err("every packet is header-only: any definition without fields fits".into());
-    }
+/// The messages an opcode may be, best-ranked first, with the bits of their best candidate:
+/// candidates no prior excludes and that read no implausible value.
+fn allowed<'d>(defs: &'d [Def], o: &Outcome, priors: &Priors) -> Vec<(&'d str, f64)> {
+    let mut seen = HashSet::new();
     let mut best: Vec<(&str, f64)> = Vec::new();
     for c in &o.candidates {
-        let name = defs[c.def].name.as_str();
-        let other = taken.get(name).is_some_and(|&op| op != o.opcode);
-        if other || excluded(name, o, known).is_some() || c.evidence.bad() > 0 {
+        let d = &defs[c.def];
+        if c.evidence.bad() > 0 || excluded(d, o, priors).is_some() {
             continue;
         }
-        if !best.iter().any(|b| b.0 == name) {
-            best.push((name, c.evidence.bits));
+        if seen.insert(d.name.as_str()) {
+            best.push((d.name.as_str(), c.evidence.bits));
         }
     }
-    match best.as_slice() {
-        [] if o.candidates.is_empty() => Err("no definition decodes every packet".into()),
-        [] => Err(
-            "every candidate message is claimed by another opcode, sent the other way, \
-                   not in --names or reads implausible values"
-                .into(),
-        ),
-        [(name, _)] => Ok(name),
-        [(name, s1), (next, s2), ..] => Err(format!(
-            "{} messages fit; best {name} ({s1:.0} bits), then {next} ({s2:.0} bits)",
-            best.len()
-        )),
-    }
+    best
 }
 
-/// Claims opcodes until nothing changes; returns opcode → message, and why the rest are not.
+/// Claims the opcodes whose message is certain; returns opcode → message, and why the rest are
+/// not claimed.
+///
+/// Each opcode (not header-only) may be any of its [`allowed`] messages, and a message has one
+/// opcode, so a naming consistent with the capture is a matching of opcodes to messages. The
+/// true naming is one of them (the true message always decodes its own packets); an opcode is
+/// claimed when every maximum matching gives it the same message ([`crate::forced`]): nothing
+/// the packets and priors say can make it another. Messages absent from the capture stay free
+/// to be any opcode's: they may own opcodes the capture lacks.
 fn claims<'d>(
     defs: &'d [Def],
     outcomes: &[Outcome],
-    known: Option<&BTreeSet<String>>,
+    priors: &Priors,
 ) -> (BTreeMap<u16, &'d str>, BTreeMap<u16, String>) {
-    let mut taken: BTreeMap<&str, u16> = BTreeMap::new();
-    loop {
-        let mut wanted: BTreeMap<&str, Vec<u16>> = BTreeMap::new();
-        for o in outcomes {
-            if let Ok(name) = choose(defs, o, &taken, known) {
-                wanted.entry(name).or_default().push(o.opcode);
-            }
-        }
-        let next: BTreeMap<&str, u16> = wanted
-            .iter()
-            .filter(|(_, ops)| ops.len() == 1)
-            .map(|(n, ops)| (*n, ops[0]))
-            .collect();
-        if next == taken {
-            break;
-        }
-        taken = next;
-    }
-    let claimed: BTreeMap<u16, &str> = taken.iter().map(|(n, op)| (*op, *n)).collect();
-    let mut why = BTreeMap::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut lists: Vec<Vec<(&str, f64)>> = Vec::new();
+    let mut adj: Vec<Vec<usize>> = Vec::new();
     for o in outcomes {
-        if !claimed.contains_key(&o.opcode) {
-            let reason = match choose(defs, o, &taken, known) {
-                Ok(name) => format!("{name} is also the best candidate of another opcode"),
-                Err(e) => e,
-            };
-            why.insert(o.opcode, reason);
+        let list = if o.header_only {
+            Vec::new()
+        } else {
+            allowed(defs, o, priors)
+        };
+        adj.push(
+            list.iter()
+                .map(|(n, _)| {
+                    *index.entry(n).or_insert_with(|| {
+                        names.push(n);
+                        names.len() - 1
+                    })
+                })
+                .collect(),
+        );
+        lists.push(list);
+    }
+    let forced = crate::forced::forced(&adj, names.len());
+    let mut claimed = BTreeMap::new();
+    let mut why = BTreeMap::new();
+    for ((o, f), list) in outcomes.iter().zip(forced).zip(&lists) {
+        if let Some(n) = f {
+            claimed.insert(o.opcode, names[n]);
+            continue;
         }
+        let reason = if o.header_only {
+            "every packet is header-only: any definition without fields fits".to_string()
+        } else if o.candidates.is_empty() {
+            "no definition decodes every packet".to_string()
+        } else {
+            match list.as_slice() {
+                [] => "every candidate message is sent the other way, not in --names, not \
+                       current, or reads implausible values"
+                    .to_string(),
+                [(name, _)] => format!(
+                    "{name} is the only message left, but other opcodes need it too: \
+                     a consistent naming gives this opcode none"
+                ),
+                [(name, s1), (next, s2), ..] => format!(
+                    "{} messages fit (best {name}, {s1:.0} bits, then {next}, {s2:.0} bits) and \
+                     another naming of the opcodes is consistent with every packet",
+                    list.len()
+                ),
+            }
+        };
+        why.insert(o.opcode, reason);
     }
     (claimed, why)
+}
+
+/// The current definition of each message (name, version) for `patch`, by the version rule of
+/// `defc gen` and `Protocol::load` ([`def_parser::protocol::choose`]) with the deprecations of
+/// `deprecated` (`None`: `deprecated.json` beside the definitions folder, if there is one).
+fn current_versions(
+    dir: &Path,
+    defs: &[Def],
+    deprecated: Option<&Path>,
+    patch: Option<u32>,
+) -> Result<BTreeSet<(String, u32)>, String> {
+    let files = def_parser::protocol::scan_definitions(dir, def_parser::ast::Platform::Pc)
+        .map_err(|e| e.to_string())?;
+    let beside = dir.parent().map(|p| p.join("deprecated.json"));
+    let path = match deprecated {
+        Some(p) => Some(p.to_path_buf()),
+        None => beside.filter(|p| p.is_file()),
+    };
+    let dep = match &path {
+        Some(p) => {
+            let text =
+                def_parser::text::read_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            def_parser::protocol::parse_deprecated(&text, &files.known)
+                .map_err(|e| format!("{}:{e}", p.display()))?
+        }
+        None => BTreeMap::new(),
+    };
+    let mut by_name: BTreeMap<&str, Vec<(u32, Option<def_parser::ast::PatchRange>)>> =
+        BTreeMap::new();
+    for d in defs {
+        by_name
+            .entry(&d.name)
+            .or_default()
+            .push((d.def.version(), d.def.layout().patch_range));
+    }
+    let mut out = BTreeSet::new();
+    for (name, versions) in by_name {
+        if let (Some(v), _) = def_parser::protocol::choose(name, &versions, &dep, patch) {
+            out.insert((name.to_string(), v));
+        }
+    }
+    Ok(out)
 }
 
 /// `defc guess --defs DIR [--report FILE] CAPTURE`.
@@ -584,8 +670,34 @@ fn read_names(path: &Path) -> Result<BTreeSet<String>, String> {
     Ok(names)
 }
 
-/// `defc guess --defs DIR [--names MAP] [--report FILE] CAPTURE`.
-pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Path>) -> ExitCode {
+/// What `defc guess` is asked.
+pub struct Args<'a> {
+    /// The definitions folder.
+    pub defs: &'a Path,
+    /// The capture file, or `-`.
+    pub capture: &'a str,
+    /// `--names MAP`.
+    pub names: Option<&'a Path>,
+    /// `--current`: only each message's current version may be claimed.
+    pub current: bool,
+    /// `--deprecated FILE` (with `--current`).
+    pub deprecated: Option<&'a Path>,
+    /// `--patch N` (with `--current`).
+    pub patch: Option<u32>,
+    /// `--report FILE`.
+    pub report: Option<&'a Path>,
+}
+
+/// `defc guess --defs DIR [--names MAP] [--current [--deprecated FILE] [--patch N]]
+/// [--report FILE] CAPTURE`.
+pub fn run(args: &Args<'_>) -> ExitCode {
+    let Args {
+        defs: dir,
+        capture,
+        names,
+        report,
+        ..
+    } = *args;
     let start = std::time::Instant::now();
     let text = if capture == "-" {
         crate::tera::arg_or_stdin("-")
@@ -594,8 +706,15 @@ pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Pat
     };
     let result = text.and_then(|text| {
         let packets = read_capture(&text).map_err(|e| format!("{capture}: {e}"))?;
-        let known = names.map(read_names).transpose()?;
-        let (defs, failed) = load_defs(defs)?;
+        let (defs, failed) = load_defs(dir)?;
+        let priors = Priors {
+            names: names.map(read_names).transpose()?,
+            current: if args.current {
+                Some(current_versions(dir, &defs, args.deprecated, args.patch)?)
+            } else {
+                None
+            },
+        };
         if failed > 0 {
             eprintln!("note: {failed} definitions could not be compiled and are not tried");
         }
@@ -625,7 +744,7 @@ pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Pat
             .iter()
             .map(|(op, ps)| try_opcode(&defs, *op, ps, directions[op]))
             .collect();
-        let (claimed, why) = claims(&defs, &outcomes, known.as_ref());
+        let (claimed, why) = claims(&defs, &outcomes, &priors);
         let map: String = claimed
             .iter()
             .map(|(op, name)| format!("{name} = {op}\n"))
@@ -643,7 +762,7 @@ pub fn run(defs: &Path, capture: &str, names: Option<&Path>, report: Option<&Pat
             start.elapsed().as_secs_f64()
         );
         if let Some(path) = report {
-            let v = report_json(&defs, &outcomes, &claimed, &why, known.as_ref());
+            let v = report_json(&defs, &outcomes, &claimed, &why, &priors);
             let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
             std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
         }
@@ -663,7 +782,7 @@ fn report_json(
     outcomes: &[Outcome],
     claimed: &BTreeMap<u16, &str>,
     why: &BTreeMap<u16, String>,
-    known: Option<&BTreeSet<String>>,
+    priors: &Priors,
 ) -> Value {
     let opcodes: Vec<Value> = outcomes
         .iter()
@@ -697,7 +816,8 @@ fn report_json(
                     "padding": c.padding,
                     "bits": c.evidence.bits.round(),
                     "why": c.evidence.why(),
-                    "excluded": excluded(&defs[c.def].name, o, known),
+                    "implausible": c.evidence.bad(),
+                    "excluded": excluded(&defs[c.def], o, priors),
                 })).collect::<Vec<_>>(),
             })
         })

@@ -10,6 +10,7 @@ mod annotate;
 mod codec;
 mod diff;
 mod explain;
+mod forced;
 mod guess;
 mod tera;
 
@@ -160,6 +161,15 @@ enum Command {
         /// Claim only messages this map names (e.g. the previous patch's `protocol.N.map`).
         #[arg(long)]
         names: Option<PathBuf>,
+        /// Claim only each message's current version, chosen as `defc gen` does.
+        #[arg(long)]
+        current: bool,
+        /// With `--current`: `deprecated.json` (default: the one beside the definitions folder).
+        #[arg(long, requires = "current")]
+        deprecated: Option<PathBuf>,
+        /// With `--current`: the patch whose versions are current (default: the newest).
+        #[arg(long, requires = "current")]
+        patch: Option<u32>,
         /// Also write, for every opcode, its ranked candidates and why, as JSON.
         #[arg(long)]
         report: Option<PathBuf>,
@@ -217,9 +227,20 @@ fn main() -> ExitCode {
         Command::Guess {
             defs,
             names,
+            current,
+            deprecated,
+            patch,
             report,
             capture,
-        } => guess::run(&defs, &capture, names.as_deref(), report.as_deref()),
+        } => guess::run(&guess::Args {
+            defs: &defs,
+            capture: &capture,
+            names: names.as_deref(),
+            current,
+            deprecated: deprecated.as_deref(),
+            patch,
+            report: report.as_deref(),
+        }),
         Command::Gen {
             defs,
             map,
