@@ -124,6 +124,31 @@ fn front(bytes: &[u8]) -> Front {
     }
 }
 
+/// How far ahead of the packet being split [`prefetch`] asks for the stream's bytes: about 80
+/// packets of the public vectors, well over a memory latency's worth of splitting (2048, 4096
+/// and 8192 were measured; 1024 was short of it).
+const PREFETCH_AHEAD: usize = 4096;
+
+/// Asks the CPU to start loading the cache line [`PREFETCH_AHEAD`] bytes past the start of
+/// `rest`, if `rest` reaches that far (nothing past the bytes given is fetched).
+///
+/// Finding the next packet is a load whose address depends on the previous packet's length, so
+/// the CPU cannot run ahead of a stream that is not in cache; over 64 MiB of packets
+/// (`cargo bench -p def-runtime --bench framing`) the split alone took about a third less time
+/// with it. A prefetch is a hint: it reads nothing into the program and cannot fault.
+#[inline(always)]
+fn prefetch(rest: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(ahead) = rest.get(PREFETCH_AHEAD) {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: the pointer comes from a reference to a byte of `rest`, and a prefetch does
+        // not access memory as far as the program is concerned.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(ahead).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = rest;
+}
+
 /// The error for `rest` left at `offset` when the stream ends (`None` if nothing is left).
 fn at_end(rest: &[u8], offset: u64) -> Option<FrameError> {
     match front(rest) {
@@ -190,6 +215,7 @@ impl<'a> Iterator for Packets<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
+        prefetch(self.rest);
         if let Front::Packet(len) = front(self.rest) {
             let (packet, rest) = self.rest.split_at(len);
             self.rest = rest;
@@ -262,6 +288,7 @@ where
             out.extend_from_slice(&input[run..at]);
             return Err(bad_length(at, len));
         }
+        prefetch(&input[at..]);
         let end = at + len;
         let Some(packet) = input.get_mut(at..end) else {
             break;
