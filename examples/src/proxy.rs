@@ -8,15 +8,16 @@
 //! * server to client, `S_ITEMLIST`: its `money` doubled in place through a mutable zero-copy
 //!   view of the packet's own bytes (no decode, no encode), then forwarded.
 //!
-//! Each direction reads what the socket gives into a [`Splitter`], copies the whole packets of
-//! that read into one output buffer (the hooks work on the copy), and writes the buffer in one
-//! call. `src/bin/proxy.rs` runs it between a fake server and a fake client; `tests/proxy.rs`
+//! Each direction reads what the socket gives into a [`Splitter`], relays the whole packets of
+//! that read through the hook ([`Splitter::relay`]: the hook patches a packet in the splitter's
+//! buffer, then the packets are copied to one output buffer in runs), and writes the buffer in
+//! one call. `src/bin/proxy.rs` runs it between a fake server and a fake client; `tests/proxy.rs`
 //! checks byte for byte what each side receives.
 
 use std::sync::{Arc, Mutex};
 
 use def_runtime::Options;
-use def_runtime::tera::framing::Splitter;
+use def_runtime::tera::framing::{Splitter, Verdict};
 use protocol_defs::s_itemlist::v7::view::SItemlist;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -89,13 +90,13 @@ async fn pump(
         }
         split.push(&read[..n]);
         out.clear();
-        while let Some(packet) = split.next_packet() {
-            let packet = packet.map_err(std::io::Error::other)?;
-            let start = out.len();
-            out.extend_from_slice(packet);
-            hook(&mut out[start..]);
-            forwarded += 1;
-        }
+        split
+            .relay(&mut out, |packet| {
+                hook(packet);
+                forwarded += 1;
+                Verdict::Forward
+            })
+            .map_err(std::io::Error::other)?;
         to.write_all(&out).await?;
     }
 }

@@ -4,7 +4,7 @@
 
 mod support;
 
-use def_runtime::tera::framing::{FrameError, MAX_PACKET_LEN, Splitter, packets};
+use def_runtime::tera::framing::{FrameError, MAX_PACKET_LEN, Splitter, Verdict, packets, relay};
 use proptest::prelude::*;
 
 /// A packet of `body.len() + 4` bytes with `opcode`.
@@ -257,6 +257,112 @@ fn a_reader_that_lags_keeps_memory_and_work_bounded() {
     assert_eq!((pulled, s.finish()), (2000, Ok(())));
 }
 
+/// The hook of the relay tests: drops the packets whose opcode is 0 mod 3, flips the last byte
+/// of those whose opcode is 1 mod 3 (in place), forwards the rest untouched.
+fn verdict(p: &mut [u8]) -> Verdict {
+    match u16::from_le_bytes([p[2], p[3]]) % 3 {
+        0 => Verdict::Drop,
+        1 => {
+            *p.last_mut().unwrap() ^= 0xff;
+            Verdict::Forward
+        }
+        _ => Verdict::Forward,
+    }
+}
+
+/// What relaying `packets` through [`verdict`] must give, built packet by packet.
+fn relayed(packets: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for p in packets {
+        match u16::from_le_bytes([p[2], p[3]]) % 3 {
+            0 => {}
+            1 => {
+                out.extend_from_slice(&p[..p.len() - 1]);
+                out.push(p[p.len() - 1] ^ 0xff);
+            }
+            _ => out.extend_from_slice(p),
+        }
+    }
+    out
+}
+
+#[test]
+fn relay_forwards_the_public_vectors_byte_for_byte() {
+    let Some(mut want) = public_packets() else {
+        return;
+    };
+    let stream = want.concat();
+    assert!(
+        stream.len() > 200_000,
+        "runs of 32 KiB are ended many times"
+    );
+
+    // Everything forwarded: the output is the stream, and the hook saw each vector in order.
+    let (mut input, mut out, mut seen) = (stream.clone(), Vec::new(), Vec::new());
+    let consumed = relay(&mut input, &mut out, |p| {
+        seen.push(p.to_vec());
+        Verdict::Forward
+    });
+    assert_eq!(consumed, Ok(stream.len()));
+    assert!(seen == want, "the hook saw other packets than the vectors");
+    assert!(out == stream, "forwarded bytes differ from the stream");
+
+    // Drops and in-place patches, with opcodes spread over the three cases.
+    for (i, p) in want.iter_mut().enumerate() {
+        p[2..4].copy_from_slice(&(i as u16).to_le_bytes());
+    }
+    let stream = want.concat();
+    let (mut input, mut out) = (stream.clone(), Vec::new());
+    assert_eq!(relay(&mut input, &mut out, verdict), Ok(stream.len()));
+    assert!(
+        out == relayed(&want),
+        "relay: output differs from packet by packet"
+    );
+
+    // A capture cut short: the last packet is left to the caller, untouched.
+    let cut = stream.len() - 1;
+    let (mut input, mut out) = (stream[..cut].to_vec(), Vec::new());
+    let last = want.pop().unwrap();
+    assert_eq!(
+        relay(&mut input, &mut out, verdict),
+        Ok(stream.len() - last.len())
+    );
+    assert!(out == relayed(&want));
+    assert_eq!(input[stream.len() - last.len()..], last[..last.len() - 1]);
+}
+
+#[test]
+fn relay_stops_at_a_length_below_four() {
+    let good = packet(0x1235, &[1, 2, 3]); // 1235 = 1 mod 3: patched
+    for length in 0u16..4 {
+        let mut stream = [good.clone(), good.clone()].concat();
+        stream.extend_from_slice(&length.to_le_bytes());
+        stream.extend_from_slice(&[0xaa, 0xbb]);
+        stream.extend_from_slice(&good); // never reached
+        let bad = FrameError::BadLength {
+            offset: 2 * good.len() as u64,
+            length,
+        };
+        let want = relayed(&[good.clone(), good.clone()]);
+
+        let (mut input, mut out) = (stream.clone(), Vec::new());
+        assert_eq!(relay(&mut input, &mut out, verdict), Err(bad.clone()));
+        assert_eq!(out, want, "the packets before the bad header are relayed");
+
+        // The splitter counts the offset from its first byte, and the error sticks.
+        let mut s = Splitter::new();
+        s.push(&stream[..3]);
+        assert_eq!(s.relay(&mut Vec::new(), verdict), Ok(()));
+        s.push(&stream[3..]);
+        let mut out = Vec::new();
+        assert_eq!(s.relay(&mut out, verdict), Err(bad.clone()));
+        assert_eq!(out, want);
+        assert_eq!(s.relay(&mut out, verdict), Err(bad.clone()));
+        assert_eq!(s.next_packet(), Some(Err(bad.clone())));
+        assert_eq!(s.finish(), Err(bad));
+    }
+}
+
 /// A stream of packets with bodies of 0 to 300 bytes, a few maximal ones, and a tail: nothing,
 /// a cut packet, or a header with a length below 4.
 fn stream_strategy() -> impl Strategy<Value = (Vec<Vec<u8>>, Vec<u8>)> {
@@ -321,6 +427,40 @@ proptest! {
         };
         prop_assert_eq!(&slice_end, &expected_end);
         prop_assert_eq!(&chunks_end, &expected_end);
+    }
+
+    #[test]
+    fn any_chunking_relays_the_same_bytes(
+        (want, tail) in stream_strategy(),
+        chunks in proptest::collection::vec(
+            prop_oneof![3 => 0usize..3, 3 => 0usize..200, 1 => 0usize..70000],
+            0..200,
+        ),
+    ) {
+        let mut stream = want.concat();
+        stream.extend_from_slice(&tail);
+        let expected = relayed(&want);
+
+        // The whole stream at once.
+        let (mut input, mut out) = (stream.clone(), Vec::new());
+        let end = relay(&mut input, &mut out, verdict);
+        prop_assert!(out == expected);
+        let bad_tail = matches!(*tail, [a, b, _, _] if u16::from_le_bytes([a, b]) < 4);
+        prop_assert_eq!(end.is_err(), bad_tail);
+
+        // In chunks, through the splitter, relaying after each push.
+        let mut s = Splitter::new();
+        let (mut out, mut at, mut err) = (Vec::new(), 0, None);
+        let mut chunks = chunks.into_iter();
+        while at < stream.len() && err.is_none() {
+            let n = chunks.next().unwrap_or(usize::MAX).min(stream.len() - at);
+            s.push(&stream[at..at + n]);
+            at += n;
+            err = s.relay(&mut out, verdict).err();
+        }
+        prop_assert!(out == expected);
+        prop_assert_eq!(err.is_some(), bad_tail);
+        prop_assert_eq!(s.offset(), want.iter().map(|p| p.len() as u64).sum::<u64>());
     }
 }
 

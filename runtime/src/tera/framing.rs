@@ -7,6 +7,9 @@
 //! * [`packets`]: an iterator over a complete byte slice, allocation-free, for files and captures;
 //! * [`Splitter`]: push bytes as they arrive, pull whole packets as slices of its buffer (no copy
 //!   per packet);
+//! * [`relay`] (and [`Splitter::relay`]): the proxy loop itself — each packet shown to a hook
+//!   that may patch it in place or drop it, the forwarded ones copied to an output buffer in
+//!   runs rather than one call each;
 //! * `TeraCodec` (feature `tokio`): a `tokio_util::codec` `Decoder`/`Encoder` pair, for
 //!   `FramedRead`/`FramedWrite` over a socket.
 //!
@@ -121,6 +124,31 @@ fn front(bytes: &[u8]) -> Front {
     }
 }
 
+/// How far ahead of the packet being split [`prefetch`] asks for the stream's bytes: about 80
+/// packets of the public vectors, well over a memory latency's worth of splitting (2048, 4096
+/// and 8192 were measured; 1024 was short of it).
+const PREFETCH_AHEAD: usize = 4096;
+
+/// Asks the CPU to start loading the cache line [`PREFETCH_AHEAD`] bytes past the start of
+/// `rest`, if `rest` reaches that far (nothing past the bytes given is fetched).
+///
+/// Finding the next packet is a load whose address depends on the previous packet's length, so
+/// the CPU cannot run ahead of a stream that is not in cache; over 64 MiB of packets
+/// (`cargo bench -p def-runtime --bench framing`) the split alone took about a third less time
+/// with it. A prefetch is a hint: it reads nothing into the program and cannot fault.
+#[inline(always)]
+fn prefetch(rest: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(ahead) = rest.get(PREFETCH_AHEAD) {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: the pointer comes from a reference to a byte of `rest`, and a prefetch does
+        // not access memory as far as the program is concerned.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(core::ptr::from_ref(ahead).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = rest;
+}
+
 /// The error for `rest` left at `offset` when the stream ends (`None` if nothing is left).
 fn at_end(rest: &[u8], offset: u64) -> Option<FrameError> {
     match front(rest) {
@@ -166,16 +194,14 @@ impl<'a> Packets<'a> {
     }
 }
 
-impl<'a> Iterator for Packets<'a> {
-    type Item = Result<&'a [u8], FrameError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if let Front::Packet(len) = front(self.rest) {
-            let (packet, rest) = self.rest.split_at(len);
-            self.rest = rest;
-            self.offset += len as u64;
-            return Some(Ok(packet));
-        }
+impl<'a> Packets<'a> {
+    /// The end of the iteration: the error for the bytes left, reported once. Out of line and
+    /// cold, so that the per-packet path of [`next`](Iterator::next) inlines into the caller's
+    /// loop (a call per packet, returning the large `Result` through memory, was most of what
+    /// splitting cost).
+    #[cold]
+    #[inline(never)]
+    fn end(&mut self) -> Option<Result<&'a [u8], FrameError>> {
         let err = at_end(self.rest, self.offset)?;
         // Fused: the error is reported once, then the iteration ends.
         self.offset += self.rest.len() as u64;
@@ -184,7 +210,109 @@ impl<'a> Iterator for Packets<'a> {
     }
 }
 
+impl<'a> Iterator for Packets<'a> {
+    type Item = Result<&'a [u8], FrameError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        prefetch(self.rest);
+        if let Front::Packet(len) = front(self.rest) {
+            let (packet, rest) = self.rest.split_at(len);
+            self.rest = rest;
+            self.offset += len as u64;
+            return Some(Ok(packet));
+        }
+        self.end()
+    }
+}
+
 impl core::iter::FusedIterator for Packets<'_> {}
+
+/// What a [`relay`] hook decides for a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Forward the packet, as the hook left it (a change made in place is forwarded).
+    Forward,
+    /// Leave the packet out of the output.
+    Drop,
+}
+
+/// A run of forwarded packets is copied to the output once it reaches this many bytes: small
+/// enough that the run is still in the L1/L2 cache the split just brought it into, large enough
+/// that the copy call's fixed cost is spread over hundreds of packets.
+const RUN_BYTES: usize = 32 * 1024;
+
+/// The proxy loop: splits the whole packets at the front of `input`, shows each to `hook`
+/// (which may change it in place, e.g. through a mutable view), and appends every packet the
+/// hook forwards to `out`, in order. Returns the bytes of whole packets consumed; the rest of
+/// `input` (a packet cut off by the end of what arrived) is for the caller to keep for the
+/// next read.
+///
+/// Decision: forwarded packets are not copied one by one but in runs of consecutive packets
+/// (up to 32 KiB each, and always ended by a dropped packet), so the output is byte for byte
+/// what a copy per packet gives, for a fraction of the calls; every forwarded packet is copied
+/// after its hook ran, so in-place changes reach the output. A hook that must replace a packet
+/// by bytes of another length drops it here and is better written over [`packets`] or
+/// [`Splitter::next_packet`] directly.
+///
+/// A length below 4 is a [`FrameError::BadLength`] (offset counted from the start of `input`),
+/// after the packets before it were relayed; the stream cannot be split further.
+///
+/// ```
+/// use def_runtime::tera::framing::{Verdict, relay};
+///
+/// // Three packets (opcodes 1, 2, 3), then 2 bytes of a fourth.
+/// let mut input = vec![5, 0, 1, 0, 10, 5, 0, 2, 0, 20, 4, 0, 3, 0, 9, 0];
+/// let mut out = Vec::new();
+/// let consumed = relay(&mut input, &mut out, |p| match p[2] {
+///     1 => {
+///         p[4] += 1; // patched in place, then forwarded
+///         Verdict::Forward
+///     }
+///     2 => Verdict::Drop,
+///     _ => Verdict::Forward,
+/// })?;
+/// assert_eq!(consumed, 14);
+/// assert_eq!(out, [5, 0, 1, 0, 11, 4, 0, 3, 0]);
+/// # Ok::<(), def_runtime::tera::framing::FrameError>(())
+/// ```
+pub fn relay<F>(input: &mut [u8], out: &mut Vec<u8>, mut hook: F) -> Result<usize, FrameError>
+where
+    F: FnMut(&mut [u8]) -> Verdict,
+{
+    // `at`: the next packet; `run`: the first byte forwarded and not copied yet.
+    let (mut at, mut run) = (0, 0);
+    while let [a, b, ..] = input[at..] {
+        let len = usize::from(u16::from_le_bytes([a, b]));
+        if len < HEADER_LEN {
+            out.extend_from_slice(&input[run..at]);
+            return Err(bad_length(at, len));
+        }
+        prefetch(&input[at..]);
+        let end = at + len;
+        let Some(packet) = input.get_mut(at..end) else {
+            break;
+        };
+        if hook(packet) == Verdict::Drop {
+            out.extend_from_slice(&input[run..at]);
+            run = end;
+        } else if end - run >= RUN_BYTES {
+            out.extend_from_slice(&input[run..end]);
+            run = end;
+        }
+        at = end;
+    }
+    out.extend_from_slice(&input[run..at]);
+    Ok(at)
+}
+
+#[cold]
+fn bad_length(offset: usize, len: usize) -> FrameError {
+    FrameError::BadLength {
+        offset: offset as u64,
+        length: len as u16,
+    }
+}
 
 /// A push/pull splitter for bytes arriving in chunks: [`push`](Self::push) what the socket
 /// gave, then call [`next_packet`](Self::next_packet) until it returns `None`.
@@ -260,6 +388,39 @@ impl Splitter {
                 };
                 self.failed = Some(err.clone());
                 Some(Err(err))
+            }
+        }
+    }
+
+    /// [`relay`] over the whole packets buffered: each shown to `hook`, the forwarded ones
+    /// appended to `out`; the cut-off packet at the end stays for the next push. After a
+    /// [`FrameError::BadLength`] (offset counted from the first byte pushed) every later call
+    /// returns it, as [`next_packet`](Self::next_packet) does.
+    pub fn relay<F>(&mut self, out: &mut Vec<u8>, hook: F) -> Result<(), FrameError>
+    where
+        F: FnMut(&mut [u8]) -> Verdict,
+    {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let (consumed, err) = match relay(&mut self.buf[self.start..], out, hook) {
+            Ok(n) => (n, None),
+            Err(FrameError::BadLength { offset, length }) => (
+                offset as usize,
+                Some(FrameError::BadLength {
+                    offset: self.offset + offset,
+                    length,
+                }),
+            ),
+            Err(other) => return Err(other),
+        };
+        self.start += consumed;
+        self.offset += consumed as u64;
+        match err {
+            None => Ok(()),
+            Some(err) => {
+                self.failed = Some(err.clone());
+                Err(err)
             }
         }
     }
