@@ -12,6 +12,9 @@ pub(super) struct LevelPlan {
     pub fields: Vec<Field>,
     /// The value shape over the fields (the JSON object's keys, in the reference's order).
     pub tree: Vec<Node>,
+    /// The JSON object of the shape with every value `null`, cloned to make a record's JSON
+    /// (see [`super::json::template`]); `None` if the shape repeats a key.
+    pub json: Option<Box<serde_json::Map<String, serde_json::Value>>>,
     /// The wire order.
     pub ops: Vec<Op>,
     /// Metadata slots of the level's variable fields.
@@ -230,6 +233,7 @@ impl LevelPlan {
             });
         }
         LevelPlan {
+            json: super::json::template(&tree, &fields).map(Box::new),
             fields,
             tree,
             ops,
