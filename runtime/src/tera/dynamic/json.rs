@@ -152,11 +152,12 @@ fn default_value(k: &Kind) -> Value {
                 Kind::String => Value::String(TeraString::default()),
                 Kind::Bytes => Value::Bytes(Vec::new()),
                 Kind::Strings => Value::Array(Array::String(Vec::new())),
-                Kind::Objects(elem) => Value::Array(Array::Object(Records {
-                    width: elem.fields.len() as u32,
-                    len: 0,
-                    values: Vec::new(),
-                })),
+                Kind::Objects(elem) => Value::Array(Array::Object(Records::of_plan(
+                    elem.fields.len(),
+                    0,
+                    elem.owning,
+                    Vec::new(),
+                ))),
             }
         };
     }

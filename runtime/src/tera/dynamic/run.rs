@@ -163,11 +163,12 @@ fn decode_var(
             .map(|()| {
                 put(
                     place,
-                    Value::Array(Array::Object(Records {
-                        width: width as u32,
-                        len: u32::from(meta.count),
+                    Value::Array(Array::Object(Records::of_plan(
+                        width,
+                        meta.count,
+                        elem.owning,
                         values,
-                    })),
+                    ))),
                 )
             })
         }
