@@ -191,10 +191,10 @@ fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<
                             .ok_or_else(|| err(&here, format!("expected an object, got {}", what(item))))?;
                         collect(elem, &elem.tree, o, &mut values, missing, &here)?;
                     }
-                    Value::Array(Array::Object(
-                        Records::new(elem.fields.len(), items.len(), values)
-                            .ok_or_else(|| err(at, "too many elements"))?,
-                    ))
+                    // The plan's kinds made the values, so its first owning field holds for
+                    // them (no scan of the values as in `Records::new`).
+                    let len = u32::try_from(items.len()).map_err(|_| err(at, "too many elements"))?;
+                    Value::Array(Array::Object(Records::of_plan(elem.fields.len(), len, elem.owning, values)))
                 }
             }
         };

@@ -173,7 +173,7 @@ fn decode_var(
                     place,
                     Value::Array(Array::Object(Records::of_plan(
                         width,
-                        meta.count,
+                        u32::from(meta.count),
                         elem.owning,
                         values,
                     ))),

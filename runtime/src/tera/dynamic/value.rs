@@ -171,8 +171,8 @@ impl Records {
 
     /// `len` elements of `width` fields from a plan, whose fields before `owning` are scalars
     /// (so are their values; checked in debug builds). `values.len()` is `width * len`.
-    pub(super) fn of_plan(width: usize, len: u16, owning: usize, values: Vec<Value>) -> Self {
-        debug_assert_eq!(values.len(), width * usize::from(len));
+    pub(super) fn of_plan(width: usize, len: u32, owning: usize, values: Vec<Value>) -> Self {
+        debug_assert_eq!(values.len(), width * len as usize);
         debug_assert!(owning <= width);
         debug_assert!(
             width == 0
@@ -183,7 +183,7 @@ impl Records {
         Records {
             values: values.into_boxed_slice(),
             width: width as u32,
-            len: u32::from(len),
+            len,
             owning: owning as u32,
             _niche: Niche::Zero,
         }
