@@ -152,11 +152,12 @@ fn default_value(k: &Kind) -> Value {
                 Kind::String => Value::String(TeraString::default()),
                 Kind::Bytes => Value::Bytes(Vec::new()),
                 Kind::Strings => Value::Array(Array::String(Vec::new())),
-                Kind::Objects(elem) => Value::Array(Array::Object(Records {
-                    width: elem.fields.len() as u32,
-                    len: 0,
-                    values: Vec::new(),
-                })),
+                Kind::Objects(elem) => Value::Array(Array::Object(Records::of_plan(
+                    elem.fields.len(),
+                    0,
+                    elem.owning,
+                    Vec::new(),
+                ))),
             }
         };
     }
@@ -190,10 +191,10 @@ fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<
                             .ok_or_else(|| err(&here, format!("expected an object, got {}", what(item))))?;
                         collect(elem, &elem.tree, o, &mut values, missing, &here)?;
                     }
-                    Value::Array(Array::Object(
-                        Records::new(elem.fields.len(), items.len(), values)
-                            .ok_or_else(|| err(at, "too many elements"))?,
-                    ))
+                    // The plan's kinds made the values, so its first owning field holds for
+                    // them (no scan of the values as in `Records::new`).
+                    let len = u32::try_from(items.len()).map_err(|_| err(at, "too many elements"))?;
+                    Value::Array(Array::Object(Records::of_plan(elem.fields.len(), len, elem.owning, values)))
                 }
             }
         };

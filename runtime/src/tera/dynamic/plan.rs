@@ -19,6 +19,9 @@ pub(super) struct LevelPlan {
     pub ops: Vec<Op>,
     /// Metadata slots of the level's variable fields.
     pub metas: usize,
+    /// The first field that is not a scalar (`fields.len()` if none): where dropping an
+    /// element's values starts (see [`super::Records`]).
+    pub owning: usize,
     /// Bytes of all fixed runs.
     pub fixed_size: usize,
 }
@@ -234,6 +237,10 @@ impl LevelPlan {
         }
         LevelPlan {
             json: super::json::template(&tree, &fields).map(Box::new),
+            owning: fields
+                .iter()
+                .position(|f| !matches!(f.kind, Kind::Scalar(_)))
+                .unwrap_or(fields.len()),
             fields,
             tree,
             ops,

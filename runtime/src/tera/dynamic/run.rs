@@ -117,16 +117,23 @@ fn cut(p: &LevelPlan, run: &Run, r: &Reader<'_>) -> DecodeError {
     }
 }
 
-/// Reads an `array<T>` through [`Reader::array_of`].
-fn read_array(ty: Scalar, r: &mut Reader<'_>, meta: Meta) -> Result<Array, DecodeError> {
+/// Reads an `array<T>` through [`Reader::array_of`] into a field's place, which holds
+/// [`EMPTY`] (stored by each arm, not returned: see [`decode_var`]).
+fn read_array(
+    ty: Scalar,
+    r: &mut Reader<'_>,
+    meta: Meta,
+    place: &mut Value,
+) -> Result<(), DecodeError> {
     macro_rules! read {
         ($(($v:ident, $t:ty)),*) => {
             match ty {
-                $(Scalar::$v => Array::$v(r.array_of::<$t>(meta)?),)*
+                $(Scalar::$v => put(place, Value::Array(Array::$v(r.array_of::<$t>(meta)?))),)*
             }
         };
     }
-    Ok(for_scalars!(read))
+    for_scalars!(read);
+    Ok(())
 }
 
 /// Reads variable field `v` into its place, which holds [`EMPTY`]. The value is stored in the
@@ -144,7 +151,7 @@ fn decode_var(
     let value = match &field.kind {
         Kind::String => r.string(meta).map(|s| put(place, Value::String(s))),
         Kind::Bytes => r.bytes(meta).map(|b| put(place, Value::Bytes(b))),
-        Kind::Array(ty) => read_array(*ty, r, meta).map(|a| put(place, Value::Array(a))),
+        Kind::Array(ty) => read_array(*ty, r, meta, place),
         Kind::Strings => r
             .array_of_strings(meta)
             .map(|v| put(place, Value::Array(Array::String(v)))),
@@ -152,9 +159,10 @@ fn decode_var(
             let width = elem.fields.len();
             let mut values = Vec::new();
             r.chain(meta, 4 + elem.fixed_size, |r, i| {
-                // Reserved once the chain has checked that the count fits in the packet.
+                // Allocated once the chain has checked that the count fits in the packet (made
+                // with its capacity rather than reserved: no call to grow).
                 if i == 0 {
-                    values.reserve_exact(meta.count as usize * width);
+                    values = Vec::with_capacity(meta.count as usize * width);
                 }
                 let start = values.len();
                 empties(&mut values, width);
@@ -163,11 +171,12 @@ fn decode_var(
             .map(|()| {
                 put(
                     place,
-                    Value::Array(Array::Object(Records {
-                        width: width as u32,
-                        len: u32::from(meta.count),
+                    Value::Array(Array::Object(Records::of_plan(
+                        width,
+                        u32::from(meta.count),
+                        elem.owning,
                         values,
-                    })),
+                    ))),
                 )
             })
         }

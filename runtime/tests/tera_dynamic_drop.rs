@@ -1,0 +1,142 @@
+//! Dropping a dynamic record frees all it owns: `Records` drops only the columns from the first
+//! that can own memory and frees the rest as it lies, so a wrong starting column would leak.
+//! A global allocator counts the live bytes; decoding a packet, cloning its record, reading it
+//! back from JSON and building records by hand, then dropping them, must leave none behind.
+
+#![cfg(feature = "dynamic")]
+
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicIsize, Ordering};
+
+use def_runtime::tera::Options;
+use def_runtime::tera::dynamic::{Array, Definition, Missing, Record, Records, Value};
+use def_runtime::tera::json::from_hex;
+
+struct Live;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: forwards to the system allocator and only counts.
+unsafe impl GlobalAlloc for Live {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static A: Live = Live;
+
+/// The bytes `f` leaves allocated (its argument made before, dropped inside).
+fn left<T>(make: impl FnOnce() -> T) -> isize {
+    let before = LIVE.load(Ordering::Relaxed);
+    drop(make());
+    LIVE.load(Ordering::Relaxed) - before
+}
+
+fn long(tag: &str) -> Value {
+    Value::String(tag.repeat(40).into())
+}
+
+/// Records built by hand, with owning values in every kind of place: before a scalar column,
+/// only in a later element, nested, and none at all. The only test in this binary: the counter
+/// is global, and no other test allocates meanwhile.
+#[test]
+fn nothing_is_left_after_a_drop() {
+    let nested = || {
+        Value::Array(Array::Object(
+            Records::new(
+                2,
+                2,
+                vec![
+                    Value::Int32(1),
+                    long("a"),
+                    Value::Bytes(vec![7; 100]),
+                    Value::Array(Array::Int32(vec![1, 2, 3])),
+                ],
+            )
+            .unwrap(),
+        ))
+    };
+    let cases: Vec<Box<dyn Fn() -> Records>> = vec![
+        Box::new(|| {
+            Records::new(3, 1, vec![Value::Int32(1), long("x"), Value::Bool(true)]).unwrap()
+        }),
+        Box::new(|| {
+            Records::new(
+                2,
+                3,
+                vec![
+                    Value::Int32(1),
+                    Value::Int32(2),
+                    Value::Int32(3),
+                    Value::Int32(4),
+                    long("only in the last element, first column"),
+                    Value::Int32(6),
+                ],
+            )
+            .unwrap()
+        }),
+        Box::new(|| {
+            Records::new(
+                2,
+                2,
+                vec![nested(), Value::Byte(1), Value::Byte(2), nested()],
+            )
+            .unwrap()
+        }),
+        Box::new(|| Records::new(1, 4, vec![Value::UInt64(9); 4]).unwrap()),
+        Box::new(|| Records::new(0, 7, Vec::new()).unwrap()),
+    ];
+    for (i, make) in cases.iter().enumerate() {
+        assert_eq!(left(make), 0, "case {i}");
+        assert_eq!(left(|| make().clone()), 0, "case {i}, cloned");
+        assert_eq!(
+            left(|| Record::new(vec![Value::Array(Array::Object(make()))])),
+            0,
+            "case {i}, in a record"
+        );
+    }
+
+    // Every public vector: decoded, cloned, and read back from its JSON.
+    let (Some(vectors), Some(defs_dir)) = (
+        support::shared("tera-vectors/public.jsonl"),
+        support::tera_data("definitions"),
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(vectors).unwrap();
+    let mut defs = std::collections::HashMap::new();
+    let mut seen = 0;
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = v["def"].as_str().unwrap().to_string();
+        let def: &Definition = defs.entry(name.clone()).or_insert_with(|| {
+            Definition::from_file(&defs_dir.join(&name), def_parser::Mode::Compatible).unwrap()
+        });
+        let opts = Options::new().padding(v["padding"].as_bool().unwrap());
+        let bytes = from_hex(v["hex"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            left(|| def.decode(&bytes, opts).unwrap()),
+            0,
+            "{name}: decoded"
+        );
+        let record = def.decode(&bytes, opts).unwrap();
+        assert_eq!(left(|| record.clone()), 0, "{name}: cloned");
+        assert_eq!(
+            left(|| def.from_json(&v["object"], Missing::Error).unwrap()),
+            0,
+            "{name}: from JSON"
+        );
+        seen += 1;
+    }
+    assert!(seen > 10_000, "only {seen} vectors");
+}
