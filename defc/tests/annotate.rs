@@ -169,13 +169,9 @@ fn annotate_control_characters_are_escaped() {
 
 #[test]
 fn annotate_golden_vectors() {
-    let (Some(vectors), Some(defs)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     // One vector out of every 400, all kinds of definitions.
     for line in text.lines().step_by(400) {
         let v: Value = serde_json::from_str(line).unwrap();

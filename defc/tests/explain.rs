@@ -111,13 +111,9 @@ fn names_that_are_markup_stay_text() {
 /// where the vectors' packets end.
 #[test]
 fn fixed_tables_match_the_golden_lengths() {
-    let (Some(vectors), Some(defs)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     let mut checked = 0;
     let mut last = String::new();
     for line in text.lines() {

@@ -107,13 +107,9 @@ fn nothing_is_left_after_a_drop() {
     }
 
     // Every public vector: decoded, cloned, and read back from its JSON.
-    let (Some(vectors), Some(defs_dir)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs_dir)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     let mut defs = std::collections::HashMap::new();
     let mut seen = 0;
     for line in text.lines() {

@@ -14,13 +14,9 @@ use serde_json::Value;
 
 #[test]
 fn public_vectors_both_ways() {
-    let (Some(vectors), Some(defs_dir)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs_dir)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     let mut defs: HashMap<String, Definition> = HashMap::new();
     let (mut passed, mut failed) = (0usize, Vec::new());
     for (lineno, line) in text.lines().enumerate() {

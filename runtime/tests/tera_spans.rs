@@ -17,13 +17,9 @@ use serde_json::Value;
 
 #[test]
 fn spans_cover_every_golden_packet_once() {
-    let (Some(vectors), Some(defs_dir)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs_dir)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     let mut defs: HashMap<String, Definition> = HashMap::new();
     let mut checked = 0;
     for line in text.lines() {
@@ -134,13 +130,9 @@ fn hand_made_packet() {
 /// each byte in turn changed (and cut short at each length), strict and lenient.
 #[test]
 fn spans_and_the_codec_agree_on_damaged_packets() {
-    let (Some(vectors), Some(defs_dir)) = (
-        support::shared("tera-vectors/public.jsonl"),
-        support::tera_data("definitions"),
-    ) else {
+    let Some((text, defs_dir)) = support::public_vectors() else {
         return;
     };
-    let text = std::fs::read_to_string(vectors).unwrap();
     let mut defs: HashMap<String, Definition> = HashMap::new();
     let mut tried = 0;
     for line in text.lines().step_by(40) {

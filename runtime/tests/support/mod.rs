@@ -51,6 +51,16 @@ pub fn tera_data(rel: &str) -> Option<PathBuf> {
     require(tera_data_dir().join(rel))
 }
 
+/// The golden vectors' text (`tera-vectors/public.jsonl`, one JSON object a line) and the
+/// tera-data definitions folder they were made from, both required.
+pub fn public_vectors() -> Option<(String, PathBuf)> {
+    let vectors = shared("tera-vectors/public.jsonl")?;
+    let defs = tera_data("definitions")?;
+    let text = std::fs::read_to_string(&vectors)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", vectors.display()));
+    Some((text, defs))
+}
+
 /// Something a test needs is missing: a panic naming it, or `None` after a `SKIPPED` line when
 /// `WIRE_ALLOW_SKIP=1` is set outside CI. The caller returns on `None`.
 pub fn missing<T>(what: &str) -> Option<T> {
