@@ -1,45 +1,22 @@
 //! Dropping a dynamic record frees all it owns: `Records` drops only the columns from the first
 //! that can own memory and frees the rest as it lies, so a wrong starting column would leak.
-//! A global allocator counts the live bytes; decoding a packet, cloning its record, reading it
-//! back from JSON and building records by hand, then dropping them, must leave none behind.
+//! The counting global allocator of `support/counting.rs` gives the live bytes; decoding a
+//! packet, cloning its record, reading it back from JSON and building records by hand, then
+//! dropping them, must leave none behind.
 
 #![cfg(feature = "dynamic")]
 
+#[path = "support/counting.rs"]
+mod counting;
 mod support;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Array, Definition, Missing, Record, Records, Value};
 use def_runtime::tera::json::from_hex;
 
-struct Live;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: forwards to the system allocator and only counts.
-unsafe impl GlobalAlloc for Live {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        LIVE.fetch_add(l.size() as isize, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size() as isize, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Live = Live;
-
-/// The bytes `f` leaves allocated (its argument made before, dropped inside).
+/// The bytes `make`'s value leaves allocated once dropped (made and dropped inside).
 fn left<T>(make: impl FnOnce() -> T) -> isize {
-    let before = LIVE.load(Ordering::Relaxed);
-    drop(make());
-    LIVE.load(Ordering::Relaxed) - before
+    counting::left(|| drop(make()))
 }
 
 fn long(tag: &str) -> Value {

@@ -1,7 +1,8 @@
-//! A counting global allocator for the allocation-bound tests (included with `#[path]` by the
-//! tests of `runtime` and `def-tests`, each a test binary of its own with this as its allocator).
+//! A counting global allocator for the allocation-bound and leak tests (included with `#[path]`
+//! by the tests of `runtime` and `def-tests`, each a test binary of its own with this as its
+//! allocator).
 //! It records the live bytes, their peak and the total ever allocated; [`measure`] reads them
-//! around a decode.
+//! around a decode, [`left`] what a piece of code leaves allocated.
 // Each including test uses a part of this (the total, say, only in some).
 #![allow(dead_code)]
 
@@ -59,4 +60,12 @@ pub fn measure(f: impl FnOnce()) -> Usage {
         peak: PEAK.load(Ordering::Relaxed) - base,
         total: TOTAL.load(Ordering::Relaxed) - total0,
     }
+}
+
+/// The live bytes `f` leaves behind: what it allocated and did not free, less what it freed of
+/// what was live before.
+pub fn left(f: impl FnOnce()) -> isize {
+    let before = LIVE.load(Ordering::Relaxed);
+    f();
+    LIVE.load(Ordering::Relaxed) as isize - before as isize
 }
