@@ -24,6 +24,11 @@ pub(super) struct LevelPlan {
     pub owning: usize,
     /// Bytes of all fixed runs.
     pub fixed_size: usize,
+    /// The fields whose places hold [`EMPTY`](super::run) before decoding fills them: the
+    /// variable fields (a failed read leaves its place as it was, and the place is dropped), or
+    /// every field if the plan does not write each field exactly once (see [`writes_once`]).
+    /// The other places start uninitialised and are written by the run that reads them.
+    pub prefill: Box<[u32]>,
 }
 
 /// A leaf member.
@@ -235,8 +240,17 @@ impl LevelPlan {
                 }
             });
         }
+        let prefill = if writes_once(&fields, &ops) {
+            (0..fields.len())
+                .filter(|&f| !matches!(fields[f].kind, Kind::Scalar(_)))
+                .map(|f| f as u32)
+                .collect()
+        } else {
+            (0..fields.len() as u32).collect()
+        };
         LevelPlan {
             json: super::json::template(&tree, &fields).map(Box::new),
+            prefill,
             owning: fields
                 .iter()
                 .position(|f| !matches!(f.kind, Kind::Scalar(_)))
@@ -248,6 +262,31 @@ impl LevelPlan {
             fixed_size: level.fixed_size,
         }
     }
+}
+
+/// Whether decoding with `ops` writes every field exactly once: each scalar by one kept read,
+/// each other field by one variable op. True of every layout the resolver makes; checked here so
+/// that starting from uninitialised places rests on the plan, not on that belief.
+fn writes_once(fields: &[Field], ops: &[Op]) -> bool {
+    // Per field: scalar reads, variable ops.
+    let mut writes = vec![(0u32, 0u32); fields.len()];
+    for op in ops {
+        match op {
+            Op::Run(run) => {
+                for r in run.reads.iter() {
+                    for f in r.field..r.field + r.n {
+                        writes[f as usize].0 += 1;
+                    }
+                }
+            }
+            Op::Var(v) => writes[v.field].1 += 1,
+            Op::Interleaved(vars) => vars.iter().for_each(|v| writes[v.field].1 += 1),
+        }
+    }
+    writes.iter().zip(fields).all(|(&w, f)| match f.kind {
+        Kind::Scalar(_) => w == (1, 0),
+        _ => w == (0, 1),
+    })
 }
 
 /// The value shape of `members`, numbering their leaves into `fields` depth-first and noting

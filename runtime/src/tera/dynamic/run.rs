@@ -2,6 +2,8 @@
 //! through [`crate::tera::wire`]'s reader and writer (the metadata byte order, the element walk,
 //! the truncated-field search and string reading are theirs).
 
+use std::mem::MaybeUninit;
+
 use def_parser::ast::Scalar;
 use def_parser::layout::MetaKind;
 
@@ -18,19 +20,19 @@ const EMPTY: Value = Value::Bool(false);
 const STACK_METAS: usize = 16;
 
 /// Reads `places.len()` scalars of type `ty`, one after the other from the start of `b`, into
-/// fields' places, which hold [`EMPTY`] (see [`put`]).
+/// fields' places.
 ///
 /// The type is matched once for the group, and each value is written where it belongs: made on
 /// the stack and copied (its tag and payload stored in pieces, then loaded as 16-byte words) the
 /// copy waited on store forwarding, half of the time of a level's decoding.
 #[inline]
-fn read_scalars(ty: Scalar, b: &[u8], places: &mut [Value]) {
+fn read_scalars(ty: Scalar, b: &[u8], places: &mut [MaybeUninit<Value>]) {
     macro_rules! read {
         ($(($v:ident, $t:ty)),*) => {
             match ty {
                 $(Scalar::$v => {
                     for (place, b) in places.iter_mut().zip(b.chunks_exact(<$t as Fixed>::SIZE)) {
-                        put(place, Value::$v(<$t>::read(b)));
+                        place.write(Value::$v(<$t>::read(b)));
                     }
                 })*
             }
@@ -50,29 +52,51 @@ fn read_meta(kind: MetaKind, b: &[u8]) -> Meta {
     }
 }
 
-/// Fills a field's place, which holds [`EMPTY`]: a plan writes each field of a level once (a
-/// scalar declared twice is kept from one declaration), so there is nothing to drop, and the
-/// store skips the drop (a call per field, a twelfth of decoding the largest packets).
-#[inline(always)]
-fn put(place: &mut Value, v: Value) {
-    // SAFETY: `place` is a valid, aligned, initialised `Value` (a `&mut`); overwriting it without
-    // dropping the old value can at worst leak it, and the old value is `EMPTY`, which owns
-    // nothing.
-    unsafe { std::ptr::write(place, v) }
-}
-
-/// `n` places for fields, appended to `out`: made from the constant, not cloned from it (a
-/// `Value` clone is a call, a fifth of decoding the largest packets with `resize`).
-#[inline]
-fn empties(out: &mut Vec<Value>, n: usize) {
-    out.extend((0..n).map(|_| EMPTY));
-}
-
-/// Reads a level at the reader's position into `out` (one place per field, each [`EMPTY`]).
-pub(super) fn decode_level(
+/// Decodes one value of level `p` at the reader's position and appends its fields to `values`.
+///
+/// The places of the plan's `prefill` fields (its variable fields) are set to [`EMPTY`] first;
+/// the others are left uninitialised, each written once by the run that reads it (the plan
+/// checked that it writes each field exactly once, or prefills them all). Filling every place
+/// first wrote each element twice, a sixth of reading an object-array.
+fn decode_into(
     p: &LevelPlan,
     r: &mut Reader<'_>,
-    out: &mut [Value],
+    values: &mut Vec<Value>,
+) -> Result<(), DecodeError> {
+    let width = p.fields.len();
+    values.reserve(width);
+    let start = values.len();
+    let places = &mut values.spare_capacity_mut()[..width];
+    for &f in p.prefill.iter() {
+        places[f as usize].write(EMPTY);
+    }
+    match decode_level(p, r, places) {
+        Ok(()) => {
+            // SAFETY: the `width` places after `start` are within the capacity (reserved above)
+            // and initialised: the prefilled ones above, and decoding, which ran every op of the
+            // plan, wrote the others (each field not in `prefill` is a scalar of exactly one run
+            // read: `LevelPlan::prefill`).
+            unsafe { values.set_len(start + width) };
+            Ok(())
+        }
+        Err(e) => {
+            for &f in p.prefill.iter() {
+                // SAFETY: a prefilled place is initialised: `EMPTY`, or the value a variable
+                // field's read wrote over it. It is dropped once, here, and left outside the
+                // vector's length.
+                unsafe { places[f as usize].assume_init_drop() }
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Reads a level at the reader's position into `out` (one place per field; see
+/// [`decode_into`]).
+fn decode_level(
+    p: &LevelPlan,
+    r: &mut Reader<'_>,
+    out: &mut [MaybeUninit<Value>],
 ) -> Result<(), DecodeError> {
     let mut stack = [Meta::default(); STACK_METAS];
     let mut heap = Vec::new();
@@ -117,18 +141,18 @@ fn cut(p: &LevelPlan, run: &Run, r: &Reader<'_>) -> DecodeError {
     }
 }
 
-/// Reads an `array<T>` through [`Reader::array_of`] into a field's place, which holds
-/// [`EMPTY`] (stored by each arm, not returned: see [`decode_var`]).
+/// Reads an `array<T>` through [`Reader::array_of`] into a field's place (stored by each arm,
+/// not returned: see [`decode_var`]).
 fn read_array(
     ty: Scalar,
     r: &mut Reader<'_>,
     meta: Meta,
-    place: &mut Value,
+    place: &mut MaybeUninit<Value>,
 ) -> Result<(), DecodeError> {
     macro_rules! read {
         ($(($v:ident, $t:ty)),*) => {
             match ty {
-                $(Scalar::$v => put(place, Value::Array(Array::$v(r.array_of::<$t>(meta)?))),)*
+                $(Scalar::$v => { place.write(Value::Array(Array::$v(r.array_of::<$t>(meta)?))); })*
             }
         };
     }
@@ -136,8 +160,8 @@ fn read_array(
     Ok(())
 }
 
-/// Reads variable field `v` into its place, which holds [`EMPTY`]. The value is stored in the
-/// place by each branch rather than returned: returned in a `Result`, it was made on the stack in
+/// Reads variable field `v` into its place, which holds [`EMPTY`] and is left so if the read
+/// fails. The value is stored in the place by each branch rather than returned: returned in a `Result`, it was made on the stack in
 /// pieces and copied in 16-byte words, which waited on store forwarding (a seventh of decoding
 /// the largest packets).
 fn decode_var(
@@ -145,16 +169,16 @@ fn decode_var(
     v: VarRef,
     meta: Meta,
     r: &mut Reader<'_>,
-    place: &mut Value,
+    place: &mut MaybeUninit<Value>,
 ) -> Result<(), DecodeError> {
     let field = &p.fields[v.field];
     let value = match &field.kind {
-        Kind::String => r.string(meta).map(|s| put(place, Value::String(s))),
-        Kind::Bytes => r.bytes(meta).map(|b| put(place, Value::Bytes(b))),
+        Kind::String => r.string(meta).map(|s| _ = place.write(Value::String(s))),
+        Kind::Bytes => r.bytes(meta).map(|b| _ = place.write(Value::Bytes(b))),
         Kind::Array(ty) => read_array(*ty, r, meta, place),
         Kind::Strings => r
             .array_of_strings(meta)
-            .map(|v| put(place, Value::Array(Array::String(v)))),
+            .map(|v| _ = place.write(Value::Array(Array::String(v)))),
         Kind::Objects(elem) => {
             let width = elem.fields.len();
             let mut values = Vec::new();
@@ -164,20 +188,15 @@ fn decode_var(
                 if i == 0 {
                     values = Vec::with_capacity(meta.count as usize * width);
                 }
-                let start = values.len();
-                empties(&mut values, width);
-                decode_level(elem, r, &mut values[start..])
+                decode_into(elem, r, &mut values)
             })
             .map(|()| {
-                put(
-                    place,
-                    Value::Array(Array::Object(Records::of_plan(
-                        width,
-                        u32::from(meta.count),
-                        elem.owning,
-                        values,
-                    ))),
-                )
+                place.write(Value::Array(Array::Object(Records::of_plan(
+                    width,
+                    u32::from(meta.count),
+                    elem.owning,
+                    values,
+                ))));
             })
         }
         Kind::Scalar(_) => unreachable!("a scalar has no metadata"),
@@ -188,8 +207,7 @@ fn decode_var(
 /// Decodes the values of the packet body.
 pub(super) fn decode_record(p: &LevelPlan, r: &mut Reader<'_>) -> Result<Vec<Value>, DecodeError> {
     let mut out = Vec::with_capacity(p.fields.len());
-    empties(&mut out, p.fields.len());
-    decode_level(p, r, &mut out)?;
+    decode_into(p, r, &mut out)?;
     Ok(out)
 }
 
