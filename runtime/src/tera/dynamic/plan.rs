@@ -109,6 +109,8 @@ pub(super) struct Read {
     pub at: u32,
     pub field: u32,
     pub n: u32,
+    /// The code that reads this group and then hands on to the next (see [`super::run::Step`]).
+    pub step: super::run::Step,
 }
 
 /// Metadata that decoding reads: its kind, its offset in the run and its slot.
@@ -211,8 +213,12 @@ impl LevelPlan {
                                 at,
                                 field,
                                 n: 1,
+                                step: super::run::step_for(ty, 1),
                             }),
                         }
+                    }
+                    for r in &mut reads {
+                        r.step = super::run::step_for(r.ty, r.n);
                     }
                     let reads = reads.into_boxed_slice();
                     let meta_reads = items

@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use def_parser::ast::Scalar;
 use def_parser::layout::MetaKind;
 
-use super::plan::{Item, Kind, LevelPlan, Op, Run, VarRef};
+use super::plan::{Item, Kind, LevelPlan, Op, Read, Run, VarRef};
 use super::value::{Array, Records, Value, for_scalars};
 use super::{At, JsonError, err};
 use crate::tera::error::DecodeError;
@@ -19,26 +19,71 @@ const EMPTY: Value = Value::Bool(false);
 /// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
 const STACK_METAS: usize = 16;
 
-/// Reads `places.len()` scalars of type `ty`, one after the other from the start of `b`, into
-/// fields' places.
+/// The code of one group of a run's reads: it reads `reads[0]`'s scalars from the run `b` into
+/// their places in `out`, then calls the next group's step with the rest of `reads`.
 ///
-/// The type is matched once for the group, and each value is written where it belongs: made on
-/// the stack and copied (its tag and payload stored in pieces, then loaded as 16-byte words) the
-/// copy waited on store forwarding, half of the time of a level's decoding.
-#[inline]
-fn read_scalars(ty: Scalar, b: &[u8], places: &mut [MaybeUninit<Value>]) {
-    macro_rules! read {
+/// Each step is its own function, made for one scalar type and count ([`step_for`]), so the
+/// jump to the next group is made from as many places as there are kinds of group, and the
+/// processor's predictor tells them apart (a jump from one place, matching on the type, was
+/// mispredicted whenever packets of different definitions came one after the other).
+pub(super) type Step = fn(b: &[u8], out: &mut [MaybeUninit<Value>], reads: &[Read]);
+
+/// A scalar type's [`Value`].
+trait IntoValue: Fixed {
+    fn into_value(self) -> Value;
+}
+
+macro_rules! into_value {
+    ($(($v:ident, $t:ty)),*) => {
+        $(impl IntoValue for $t {
+            #[inline(always)]
+            fn into_value(self) -> Value {
+                Value::$v(self)
+            }
+        })*
+    };
+}
+for_scalars!(into_value);
+
+/// The [`Step`] of `K` scalars of type `T` (`K` = 0: any number, in a loop).
+fn step<T: IntoValue, const K: usize>(b: &[u8], out: &mut [MaybeUninit<Value>], reads: &[Read]) {
+    let Some((r, rest)) = reads.split_first() else {
+        return;
+    };
+    let (at, field) = (r.at as usize, r.field as usize);
+    if K == 0 {
+        let places = &mut out[field..field + r.n as usize];
+        for (place, b) in places.iter_mut().zip(b[at..].chunks_exact(T::SIZE)) {
+            place.write(T::read(b).into_value());
+        }
+    } else {
+        let src = &b[at..at + K * T::SIZE];
+        let places = &mut out[field..field + K];
+        for (k, place) in places.iter_mut().enumerate() {
+            place.write(T::read(&src[k * T::SIZE..]).into_value());
+        }
+    }
+    if let Some(next) = rest.first() {
+        (next.step)(b, out, rest)
+    }
+}
+
+/// The step of `n` consecutive scalars of type `ty`.
+pub(super) fn step_for(ty: Scalar, n: u32) -> Step {
+    macro_rules! pick {
         ($(($v:ident, $t:ty)),*) => {
             match ty {
-                $(Scalar::$v => {
-                    for (place, b) in places.iter_mut().zip(b.chunks_exact(<$t as Fixed>::SIZE)) {
-                        place.write(Value::$v(<$t>::read(b)));
-                    }
-                })*
+                $(Scalar::$v => match n {
+                    1 => step::<$t, 1> as Step,
+                    2 => step::<$t, 2>,
+                    3 => step::<$t, 3>,
+                    4 => step::<$t, 4>,
+                    _ => step::<$t, 0>,
+                },)*
             }
         };
     }
-    for_scalars!(read)
+    for_scalars!(pick)
 }
 
 /// The metadata of `kind` at the start of `b` (the rest of its run), in [`Meta`]'s byte order.
@@ -115,9 +160,8 @@ fn decode_level(
                 for m in run.meta_reads.iter() {
                     metas[m.meta as usize] = read_meta(m.kind, &b[m.at as usize..]);
                 }
-                for v in run.reads.iter() {
-                    let (at, field) = (v.at as usize, v.field as usize);
-                    read_scalars(v.ty, &b[at..], &mut out[field..field + v.n as usize]);
+                if let Some(first) = run.reads.first() {
+                    (first.step)(b, out, &run.reads);
                 }
             }
             Op::Var(v) => decode_var(p, *v, metas[v.meta], r, &mut out[v.field])?,
