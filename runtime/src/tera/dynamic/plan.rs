@@ -84,6 +84,8 @@ pub(super) enum Op {
 pub(super) struct VarRef {
     pub field: usize,
     pub meta: usize,
+    /// The code that reads the field, made for its kind (see [`super::run::VarRead`]).
+    pub read: super::run::VarRead,
 }
 
 /// A run of fixed fields.
@@ -161,6 +163,7 @@ impl LevelPlan {
         let var = |slot: usize, meta_of: &[usize]| VarRef {
             field: slot_field[slot].0,
             meta: meta_of[slot],
+            read: super::run::var_read(&fields[slot_field[slot].0].kind),
         };
         let mut ops = Vec::with_capacity(level.steps.len());
         for step in &level.steps {

@@ -28,9 +28,10 @@ const STACK_METAS: usize = 16;
 /// mispredicted whenever packets of different definitions came one after the other).
 pub(super) type Step = fn(b: &[u8], out: &mut [MaybeUninit<Value>], reads: &[Read]);
 
-/// A scalar type's [`Value`].
+/// A scalar type's [`Value`], and its arrays'.
 trait IntoValue: Fixed {
     fn into_value(self) -> Value;
+    fn into_array(v: Vec<Self>) -> Array;
 }
 
 macro_rules! into_value {
@@ -39,6 +40,10 @@ macro_rules! into_value {
             #[inline(always)]
             fn into_value(self) -> Value {
                 Value::$v(self)
+            }
+            #[inline(always)]
+            fn into_array(v: Vec<Self>) -> Array {
+                Array::$v(v)
             }
         })*
     };
@@ -164,10 +169,10 @@ fn decode_level(
                     (first.step)(b, out, &run.reads);
                 }
             }
-            Op::Var(v) => decode_var(p, *v, metas[v.meta], r, &mut out[v.field])?,
+            Op::Var(v) => (v.read)(p, v, metas[v.meta], r, &mut out[v.field])?,
             Op::Interleaved(vars) => {
                 for v in vars.iter() {
-                    decode_var(p, *v, metas[v.meta], r, &mut out[v.field])?;
+                    (v.read)(p, v, metas[v.meta], r, &mut out[v.field])?;
                 }
             }
         }
@@ -185,67 +190,135 @@ fn cut(p: &LevelPlan, run: &Run, r: &Reader<'_>) -> DecodeError {
     }
 }
 
-/// Reads an `array<T>` through [`Reader::array_of`] into a field's place (stored by each arm,
-/// not returned: see [`decode_var`]).
-fn read_array(
-    ty: Scalar,
-    r: &mut Reader<'_>,
+/// The code that reads a variable field `v` into its place, which holds [`EMPTY`] and is left
+/// so if the read fails: one function per kind of field and type of element ([`var_read`]), so
+/// that reading a field does not match on its kind, then on its type.
+///
+/// The value is stored in the place rather than returned: returned in a `Result`, it was made
+/// on the stack in pieces and copied in 16-byte words, which waited on store forwarding (a
+/// seventh of decoding the largest packets).
+pub(super) type VarRead = fn(
+    p: &LevelPlan,
+    v: &VarRef,
     meta: Meta,
+    r: &mut Reader<'_>,
     place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    macro_rules! read {
+) -> Result<(), DecodeError>;
+
+/// The [`VarRead`] of a field of kind `k`.
+pub(super) fn var_read(k: &Kind) -> VarRead {
+    macro_rules! pick {
         ($(($v:ident, $t:ty)),*) => {
-            match ty {
-                $(Scalar::$v => { place.write(Value::Array(Array::$v(r.array_of::<$t>(meta)?))); })*
+            match k {
+                Kind::String => var_string as VarRead,
+                Kind::Bytes => var_bytes,
+                Kind::Strings => var_strings,
+                Kind::Objects(_) => var_objects,
+                $(Kind::Array(Scalar::$v) => var_array::<$t>,)*
+                Kind::Scalar(_) => var_scalar,
             }
         };
     }
-    for_scalars!(read);
-    Ok(())
+    for_scalars!(pick)
 }
 
-/// Reads variable field `v` into its place, which holds [`EMPTY`] and is left so if the read
-/// fails. The value is stored in the place by each branch rather than returned: returned in a `Result`, it was made on the stack in
-/// pieces and copied in 16-byte words, which waited on store forwarding (a seventh of decoding
-/// the largest packets).
-fn decode_var(
+/// A read error of variable field `v`, named.
+#[cold]
+fn in_field(p: &LevelPlan, v: &VarRef, e: DecodeError) -> DecodeError {
+    e.in_field(p.fields[v.field].name.to_string())
+}
+
+fn var_string(
     p: &LevelPlan,
-    v: VarRef,
+    v: &VarRef,
     meta: Meta,
     r: &mut Reader<'_>,
     place: &mut MaybeUninit<Value>,
 ) -> Result<(), DecodeError> {
-    let field = &p.fields[v.field];
-    let value = match &field.kind {
-        Kind::String => r.string(meta).map(|s| _ = place.write(Value::String(s))),
-        Kind::Bytes => r.bytes(meta).map(|b| _ = place.write(Value::Bytes(b))),
-        Kind::Array(ty) => read_array(*ty, r, meta, place),
-        Kind::Strings => r
-            .array_of_strings(meta)
-            .map(|v| _ = place.write(Value::Array(Array::String(v)))),
-        Kind::Objects(elem) => {
-            let width = elem.fields.len();
-            let mut values = Vec::new();
-            r.chain(meta, 4 + elem.fixed_size, |r, i| {
-                // Allocated once the chain has checked that the count fits in the packet (made
-                // with its capacity rather than reserved: no call to grow).
-                if i == 0 {
-                    values = Vec::with_capacity(meta.count as usize * width);
-                }
-                decode_into(elem, r, &mut values)
-            })
-            .map(|()| {
-                place.write(Value::Array(Array::Object(Records::of_plan(
-                    width,
-                    u32::from(meta.count),
-                    elem.owning,
-                    values,
-                ))));
-            })
-        }
-        Kind::Scalar(_) => unreachable!("a scalar has no metadata"),
+    match r.string(meta) {
+        Ok(s) => Ok(_ = place.write(Value::String(s))),
+        Err(e) => Err(in_field(p, v, e)),
+    }
+}
+
+fn var_bytes(
+    p: &LevelPlan,
+    v: &VarRef,
+    meta: Meta,
+    r: &mut Reader<'_>,
+    place: &mut MaybeUninit<Value>,
+) -> Result<(), DecodeError> {
+    match r.bytes(meta) {
+        Ok(b) => Ok(_ = place.write(Value::Bytes(b))),
+        Err(e) => Err(in_field(p, v, e)),
+    }
+}
+
+fn var_strings(
+    p: &LevelPlan,
+    v: &VarRef,
+    meta: Meta,
+    r: &mut Reader<'_>,
+    place: &mut MaybeUninit<Value>,
+) -> Result<(), DecodeError> {
+    match r.array_of_strings(meta) {
+        Ok(a) => Ok(_ = place.write(Value::Array(Array::String(a)))),
+        Err(e) => Err(in_field(p, v, e)),
+    }
+}
+
+fn var_array<T: IntoValue>(
+    p: &LevelPlan,
+    v: &VarRef,
+    meta: Meta,
+    r: &mut Reader<'_>,
+    place: &mut MaybeUninit<Value>,
+) -> Result<(), DecodeError> {
+    match r.array_of::<T>(meta) {
+        Ok(a) => Ok(_ = place.write(Value::Array(T::into_array(a)))),
+        Err(e) => Err(in_field(p, v, e)),
+    }
+}
+
+fn var_objects(
+    p: &LevelPlan,
+    v: &VarRef,
+    meta: Meta,
+    r: &mut Reader<'_>,
+    place: &mut MaybeUninit<Value>,
+) -> Result<(), DecodeError> {
+    let Kind::Objects(elem) = &p.fields[v.field].kind else {
+        unreachable!("var_read gives var_objects to object-arrays only")
     };
-    value.map_err(|e| e.in_field(field.name.to_string()))
+    let width = elem.fields.len();
+    let mut values = Vec::new();
+    let read = r.chain(meta, 4 + elem.fixed_size, |r, i| {
+        // Allocated once the chain has checked that the count fits in the packet (made with its
+        // capacity rather than reserved: no call to grow).
+        if i == 0 {
+            values = Vec::with_capacity(meta.count as usize * width);
+        }
+        decode_into(elem, r, &mut values)
+    });
+    match read {
+        Ok(()) => Ok(_ = place.write(Value::Array(Array::Object(Records::of_plan(
+            width,
+            u32::from(meta.count),
+            elem.owning,
+            values,
+        ))))),
+        Err(e) => Err(in_field(p, v, e)),
+    }
+}
+
+fn var_scalar(
+    _: &LevelPlan,
+    _: &VarRef,
+    _: Meta,
+    _: &mut Reader<'_>,
+    _: &mut MaybeUninit<Value>,
+) -> Result<(), DecodeError> {
+    unreachable!("a scalar has no metadata")
 }
 
 /// Decodes the values of the packet body.
