@@ -273,9 +273,10 @@ impl LevelPlan {
     }
 }
 
-/// Whether decoding with `ops` writes every field exactly once: each scalar by one kept read,
-/// each other field by one variable op. True of every layout the resolver makes; checked here so
-/// that starting from uninitialised places rests on the plan, not on that belief.
+/// Whether decoding with `ops` writes every field exactly once: each scalar by one kept read that
+/// lies within its run, each other field by one variable op. True of every layout the resolver
+/// makes; checked here so that starting from uninitialised places rests on the plan, not on that
+/// belief.
 fn writes_once(fields: &[Field], ops: &[Op]) -> bool {
     // Per field: scalar reads, variable ops.
     let mut writes = vec![(0u32, 0u32); fields.len()];
@@ -283,6 +284,9 @@ fn writes_once(fields: &[Field], ops: &[Op]) -> bool {
         match op {
             Op::Run(run) => {
                 for r in run.reads.iter() {
+                    if r.at as usize + r.n as usize * r.ty.size() > run.size {
+                        return false;
+                    }
                     for f in r.field..r.field + r.n {
                         writes[f as usize].0 += 1;
                     }
@@ -338,4 +342,74 @@ fn shape(
             Node::Field(field)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, LevelPlan, Op};
+
+    fn plan(text: &str) -> LevelPlan {
+        super::super::Definition::from_text("T_TEST.1.def", text, def_parser::Mode::Compatible)
+            .expect("compiles")
+            .plan
+    }
+
+    /// The fields a plan prefills: its variable fields, at every level, when each field is
+    /// written once (a scalar declared twice is read from one declaration).
+    #[test]
+    fn only_variable_fields_are_prefilled() {
+        let p = plan(
+            "string name\nint32 a\nint32 a\nobject o\n- vec3 loc\n- bool b\n\
+             array<int32> ids\narray items\n- string s\n- int64 x\n- int16 y\nbytes raw\n",
+        );
+        let variable = |p: &LevelPlan| -> Vec<u32> {
+            (0..p.fields.len() as u32)
+                .filter(|&f| !matches!(p.fields[f as usize].kind, Kind::Scalar(_)))
+                .collect()
+        };
+        assert_eq!(&*p.prefill, &variable(&p)[..]);
+        assert!(p.prefill.len() < p.fields.len());
+        let elem = p
+            .fields
+            .iter()
+            .find_map(|f| match &f.kind {
+                Kind::Objects(e) => Some(e),
+                _ => None,
+            })
+            .expect("an object-array");
+        assert_eq!(&*elem.prefill, &variable(elem)[..]);
+    }
+
+    /// A plan that would leave a place unwritten or write one twice prefills every field
+    /// instead (decoding then never reads an uninitialised place).
+    #[test]
+    fn a_plan_that_misses_a_field_prefills_all() {
+        let mut p = plan("int32 a\nint32 b\nstring s\n");
+        assert!(super::writes_once(&p.fields, &p.ops));
+        let Op::Run(run) = &mut p.ops[0] else {
+            panic!("a run first")
+        };
+        // One read fewer: field `b` would not be written.
+        let mut reads = run.reads.to_vec();
+        reads.iter_mut().for_each(|r| r.n = 1);
+        run.reads = reads.into_boxed_slice();
+        assert!(!super::writes_once(&p.fields, &p.ops));
+        // A read past its run.
+        let mut q = plan("int32 a\nint32 b\n");
+        let Op::Run(run) = &mut q.ops[0] else {
+            panic!("a run first")
+        };
+        let mut reads = run.reads.to_vec();
+        reads[0].at += 4;
+        run.reads = reads.into_boxed_slice();
+        assert!(!super::writes_once(&q.fields, &q.ops));
+        // A variable field read twice.
+        let mut t = plan("string s\n");
+        let v = t.ops.iter().find_map(|o| match o {
+            Op::Var(v) => Some(*v),
+            _ => None,
+        });
+        t.ops.push(Op::Var(v.expect("a variable op")));
+        assert!(!super::writes_once(&t.fields, &t.ops));
+    }
 }

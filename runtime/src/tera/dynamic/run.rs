@@ -61,8 +61,9 @@ fn step<T: IntoValue, const K: usize>(b: &[u8], out: &mut [MaybeUninit<Value>], 
         for (place, b) in places.iter_mut().zip(b[at..].chunks_exact(T::SIZE)) {
             place.write(T::read(b).into_value());
         }
-    } else {
-        let src = &b[at..at + K * T::SIZE];
+    } else if let Some(src) = b.get(at..at + K * T::SIZE) {
+        // Always within the run (`LevelPlan::prefill`); were it not, the places would keep what
+        // they were prefilled with.
         let places = &mut out[field..field + K];
         for (k, place) in places.iter_mut().enumerate() {
             place.write(T::read(&src[k * T::SIZE..]).into_value());
