@@ -2,6 +2,8 @@
 //! order, the JSON shape over them, and the wire order as a list of ops whose offsets within
 //! each run of fixed fields are precomputed, as generated code has them.
 
+use std::sync::Arc;
+
 use def_parser::ast::{ElemType, Scalar};
 use def_parser::layout::{Fixed as FixedItem, Level, Member, MemberKind, MetaKind, Step};
 
@@ -55,8 +57,8 @@ pub(super) enum Kind {
     Array(Scalar),
     /// `array<string>`.
     Strings,
-    /// `array` of objects.
-    Objects(Box<LevelPlan>),
+    /// `array` of objects (shared with the field's [`VarRef`]).
+    Objects(Arc<LevelPlan>),
 }
 
 /// One key of the value shape.
@@ -80,12 +82,14 @@ pub(super) enum Op {
 }
 
 /// A variable field and its metadata slot.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(super) struct VarRef {
     pub field: usize,
     pub meta: usize,
     /// The code that reads the field, made for its kind (see [`super::run::VarRead`]).
     pub read: super::run::VarRead,
+    /// An object-array's element plan, at hand (not behind the field's entry).
+    pub elem: Option<Arc<LevelPlan>>,
 }
 
 /// A run of fixed fields.
@@ -103,8 +107,8 @@ pub(super) struct Run {
 }
 
 /// Scalars that decoding keeps: `n` of type `ty`, one after the other in the run from `at` and
-/// in consecutive fields from `field` (`int32 a`, `int32 b`, ... is one read: the type is
-/// dispatched once, not per field).
+/// in consecutive fields from `field` (`int32 a`, `int32 b`, ... is one read, by one `step` made
+/// for that type and count).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Read {
     pub ty: Scalar,
@@ -164,6 +168,10 @@ impl LevelPlan {
             field: slot_field[slot].0,
             meta: meta_of[slot],
             read: super::run::var_read(&fields[slot_field[slot].0].kind),
+            elem: match &fields[slot_field[slot].0].kind {
+                Kind::Objects(elem) => Some(elem.clone()),
+                _ => None,
+            },
         };
         let mut ops = Vec::with_capacity(level.steps.len());
         for step in &level.steps {
@@ -328,7 +336,7 @@ fn shape(
                 MemberKind::Bytes => Kind::Bytes,
                 MemberKind::ArrayOf(ElemType::Scalar(ty)) => Kind::Array(*ty),
                 MemberKind::ArrayOf(ElemType::String) => Kind::Strings,
-                MemberKind::Array(level) => Kind::Objects(Box::new(LevelPlan::compile(level))),
+                MemberKind::Array(level) => Kind::Objects(Arc::new(LevelPlan::compile(level))),
             };
             let field = fields.len();
             for (i, &slot) in m.slots.iter().enumerate() {
@@ -406,7 +414,7 @@ mod tests {
         // A variable field read twice.
         let mut t = plan("string s\n");
         let v = t.ops.iter().find_map(|o| match o {
-            Op::Var(v) => Some(*v),
+            Op::Var(v) => Some(v.clone()),
             _ => None,
         });
         t.ops.push(Op::Var(v.expect("a variable op")));

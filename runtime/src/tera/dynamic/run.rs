@@ -288,8 +288,8 @@ fn var_objects(
     r: &mut Reader<'_>,
     place: &mut MaybeUninit<Value>,
 ) -> Result<(), DecodeError> {
-    let Kind::Objects(elem) = &p.fields[v.field].kind else {
-        unreachable!("var_read gives var_objects to object-arrays only")
+    let Some(elem) = v.elem.as_deref() else {
+        unreachable!("var_read gives var_objects to object-arrays only, which have `elem`")
     };
     let width = elem.fields.len();
     let mut values = Vec::new();
@@ -443,7 +443,7 @@ pub(super) fn encode_level(
                     }
                 }
             }
-            Op::Var(v) => encode_var(p, *v, vals, slots[v.meta], w, at)?,
+            Op::Var(v) => encode_var(p, v, vals, slots[v.meta], w, at)?,
             Op::Interleaved(vars) => interleaved(p, vars, vals, slots, w, at)?,
         }
     }
@@ -452,7 +452,7 @@ pub(super) fn encode_level(
 
 fn encode_var(
     p: &LevelPlan,
-    v: VarRef,
+    v: &VarRef,
     vals: &[Value],
     slot: Slot,
     w: &mut Writer,
