@@ -229,58 +229,52 @@ fn in_field(p: &LevelPlan, v: &VarRef, e: DecodeError) -> DecodeError {
     e.in_field(p.fields[v.field].name.to_string())
 }
 
-fn var_string(
+/// Stores a variable field's value in its place, or names the field in the read's error.
+#[inline(always)]
+fn store<T>(
     p: &LevelPlan,
     v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
     place: &mut MaybeUninit<Value>,
+    read: Result<T, DecodeError>,
+    value: impl FnOnce(T) -> Value,
 ) -> Result<(), DecodeError> {
-    match r.string(meta) {
-        Ok(s) => Ok(_ = place.write(Value::String(s))),
+    match read {
+        Ok(x) => {
+            place.write(value(x));
+            Ok(())
+        }
         Err(e) => Err(in_field(p, v, e)),
     }
 }
 
-fn var_bytes(
-    p: &LevelPlan,
-    v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
-    place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    match r.bytes(meta) {
-        Ok(b) => Ok(_ = place.write(Value::Bytes(b))),
-        Err(e) => Err(in_field(p, v, e)),
-    }
+/// The [`VarRead`]s that are one reader call and one kind of value.
+macro_rules! var_reads {
+    ($($(#[$doc:meta])* $name:ident$(<$t:ident: $bound:ident>)?($r:ident, $meta:ident) => $read:expr, $value:expr;)*) => {$(
+        $(#[$doc])*
+        fn $name$(<$t: $bound>)?(
+            p: &LevelPlan,
+            v: &VarRef,
+            $meta: Meta,
+            $r: &mut Reader<'_>,
+            place: &mut MaybeUninit<Value>,
+        ) -> Result<(), DecodeError> {
+            store(p, v, place, $read, $value)
+        }
+    )*};
 }
 
-fn var_strings(
-    p: &LevelPlan,
-    v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
-    place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    match r.array_of_strings(meta) {
-        Ok(a) => Ok(_ = place.write(Value::Array(Array::String(a)))),
-        Err(e) => Err(in_field(p, v, e)),
-    }
+var_reads! {
+    /// `string`.
+    var_string(r, meta) => r.string(meta), Value::String;
+    /// `bytes`.
+    var_bytes(r, meta) => r.bytes(meta), Value::Bytes;
+    /// `array<string>`.
+    var_strings(r, meta) => r.array_of_strings(meta), |a| Value::Array(Array::String(a));
+    /// `array<T>` of a fixed type.
+    var_array<T: IntoValue>(r, meta) => r.array_of::<T>(meta), |a| Value::Array(T::into_array(a));
 }
 
-fn var_array<T: IntoValue>(
-    p: &LevelPlan,
-    v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
-    place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    match r.array_of::<T>(meta) {
-        Ok(a) => Ok(_ = place.write(Value::Array(T::into_array(a)))),
-        Err(e) => Err(in_field(p, v, e)),
-    }
-}
-
+/// `array` of objects.
 fn var_objects(
     p: &LevelPlan,
     v: &VarRef,
@@ -301,15 +295,14 @@ fn var_objects(
         }
         decode_into(elem, r, &mut values)
     });
-    match read {
-        Ok(()) => Ok(_ = place.write(Value::Array(Array::Object(Records::of_plan(
+    store(p, v, place, read, |()| {
+        Value::Array(Array::Object(Records::of_plan(
             width,
             u32::from(meta.count),
             elem.owning,
             values,
-        ))))),
-        Err(e) => Err(in_field(p, v, e)),
-    }
+        )))
+    })
 }
 
 fn var_scalar(
