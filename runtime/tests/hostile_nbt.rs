@@ -435,3 +435,23 @@ fn snbt_escape_before_a_multi_byte_character() {
         );
     }
 }
+
+#[test]
+fn snbt_named_escape_starting_with_a_hyphen() {
+    // Found by the `snbt_parse` fuzz target (CI's 25-s smoke run, session 10): `\N{-...}` made
+    // unicode_names2 subtract 1 from index 0, a panic where overflow is checked (this test's debug
+    // build). Now: the unknown-name error; a name with a medial hyphen still resolves.
+    for text in [
+        "'\\N{-1S1}'",
+        "\"\\N{-}\"",
+        "{a:'\\N{- LATIN SMALL LETTER A}'}",
+    ] {
+        let e = def_runtime::nbt::snbt::parse(text).unwrap_err();
+        assert!(
+            matches!(&e, NbtError::Snbt { message, .. } if message.starts_with("unknown Unicode character name")),
+            "{text}: {e:?}"
+        );
+    }
+    let ok = def_runtime::nbt::snbt::parse("'\\N{HYPHEN-MINUS}'").expect("a known name");
+    assert_eq!(def_runtime::nbt::snbt::to_snbt(&ok), "\"-\"");
+}

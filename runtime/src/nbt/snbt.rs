@@ -889,7 +889,13 @@ impl Parser<'_> {
         let Some(end) = rest.find('}').filter(|&e| e <= 128) else {
             return Err(self.err("expected a character name and '}' after \\N{"));
         };
-        let c = unicode_names2::character(&rest[..end])
+        let name = &rest[..end];
+        // No character's name starts with a hyphen, and unicode_names2 (4.0) looks behind a
+        // hyphen by subtracting 1 from its index, which overflows (a panic where overflow is
+        // checked, as in debug builds) when the name starts with one: refused here.
+        let c = (!name.starts_with('-'))
+            .then(|| unicode_names2::character(name))
+            .flatten()
             .ok_or_else(|| self.err("unknown Unicode character name in \\N{..}"))?;
         self.i += end + 2;
         Ok(c as u32)
