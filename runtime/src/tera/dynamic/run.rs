@@ -13,7 +13,7 @@ use super::{At, JsonError, err};
 use crate::tera::error::DecodeError;
 use crate::tera::wire::{Chain, Fixed, Meta, Reader, Slot, Writer};
 
-/// What a field's place holds before decoding fills it.
+/// What a variable field's place (one of the plan's `prefill`) holds before its read fills it.
 const EMPTY: Value = Value::Bool(false);
 
 /// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
