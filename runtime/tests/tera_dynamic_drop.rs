@@ -1,4 +1,4 @@
-//! Dropping a dynamic record frees all it owns: `Records` drops only the columns from the first
+//! Dropping dynamic values frees all they own: `Records` drops only the columns from the first
 //! that can own memory and frees the rest as it lies, so a wrong starting column would leak.
 //! The counting global allocator of `support/counting.rs` gives the live bytes; decoding a
 //! packet, cloning its record, reading it back from JSON and building records by hand, then
@@ -11,7 +11,7 @@ mod counting;
 mod support;
 
 use def_runtime::tera::Options;
-use def_runtime::tera::dynamic::{Array, Definition, Missing, Record, Records, Value};
+use def_runtime::tera::dynamic::{Array, Definition, Missing, Records, Value};
 use def_runtime::tera::json::from_hex;
 
 /// The bytes `make`'s value leaves allocated once dropped (made and dropped inside).
@@ -77,9 +77,9 @@ fn nothing_is_left_after_a_drop() {
         assert_eq!(left(make), 0, "case {i}");
         assert_eq!(left(|| make().clone()), 0, "case {i}, cloned");
         assert_eq!(
-            left(|| Record::new(vec![Value::Array(Array::Object(make()))])),
+            left(|| vec![Value::Array(Array::Object(make()))]),
             0,
-            "case {i}, in a record"
+            "case {i}, in a record's values"
         );
     }
 
@@ -104,6 +104,7 @@ fn nothing_is_left_after_a_drop() {
         );
         let record = def.decode(&bytes, opts).unwrap();
         assert_eq!(left(|| record.clone()), 0, "{name}: cloned");
+        assert_eq!(left(|| record.to_values()), 0, "{name}: its values");
         assert_eq!(
             left(|| def.from_json(&v["object"], Missing::Error).unwrap()),
             0,

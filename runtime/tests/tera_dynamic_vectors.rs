@@ -46,6 +46,19 @@ fn public_vectors_both_ways() {
                     )),
                     Err(e) => problems.push(format!("record encode error: {e}")),
                 }
+                // Its values in their owned form make the same record again, which writes the
+                // same packet; its fields come with the definition's names, in order.
+                match def.record(&record.to_values()) {
+                    Ok(r) if r == record => match def.encode_record(&r, 0x1234, opts) {
+                        Ok(again) if again == bytes => {}
+                        _ => problems.push("the rebuilt record encodes otherwise".into()),
+                    },
+                    Ok(r) => problems.push(format!("rebuilt record differs: {r:?}")),
+                    Err(e) => problems.push(format!("record from values: {e}")),
+                }
+                if !record.iter().map(|(name, _)| name).eq(def.fields()) {
+                    problems.push("the record's names are not the definition's".into());
+                }
                 // The JSON read back is the same record.
                 match def.from_json(&v["object"], Missing::Error) {
                     Ok(r) if r == record => {}

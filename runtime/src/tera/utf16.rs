@@ -159,11 +159,24 @@ pub fn read(units: &[u8], scan: Scan) -> Result<String, u16> {
     if scan.surrogates {
         return read_with_surrogates(units);
     }
-    let mut out: Vec<u8> = alloc::vec![0; scan.utf8_len + SLACK];
-    transcode(units, scan, &mut out);
-    out.truncate(scan.utf8_len);
-    // SAFETY: `transcode` wrote the UTF-8 of `units` into the first `utf8_len` bytes.
+    let mut out: Vec<u8> = Vec::with_capacity(scan.utf8_len + SLACK);
+    read_into(units, scan, &mut out)?;
+    // SAFETY: `read_into` appended the UTF-8 of `units` to the empty vector.
     Ok(unsafe { String::from_utf8_unchecked(out) })
+}
+
+/// [`read`], appending the UTF-8 to `out` (left as it was on `Err`).
+#[inline]
+pub fn read_into(units: &[u8], scan: Scan, out: &mut Vec<u8>) -> Result<(), u16> {
+    if scan.surrogates {
+        out.extend_from_slice(read_with_surrogates(units)?.as_bytes());
+        return Ok(());
+    }
+    let at = out.len();
+    out.resize(at + scan.utf8_len + SLACK, 0);
+    transcode(units, scan, &mut out[at..]);
+    out.truncate(at + scan.utf8_len);
+    Ok(())
 }
 
 /// Bytes a [`TeraString`](super::TeraString) holds inline, without a heap allocation.

@@ -490,16 +490,39 @@ impl<'a> Reader<'a> {
             .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
     }
 
+    /// Reads a string at `offset`, appending its UTF-8 to `out` (left as it was on error): what
+    /// [`Reader::text_at`] reads, without a value of its own.
+    #[inline]
+    pub fn text_into(&mut self, offset: usize, out: &mut Vec<u8>) -> Result<(), DecodeError> {
+        self.check(offset, 2)?;
+        if let Some((text, n)) = super::utf16::read_short(&self.buf[offset..]) {
+            self.charge(2 * n + 2, offset)?;
+            self.advance_to(offset + 2 * n + 2);
+            out.extend_from_slice(text.as_bytes());
+            return Ok(());
+        }
+        let (units, scan) = self.units_at(offset)?;
+        super::utf16::read_into(units, scan, out)
+            .map_err(|unit| self.err(K::InvalidUtf16 { unit }, offset))
+    }
+
     /// Reads the bytes of `meta`.
     pub fn bytes(&mut self, meta: Meta) -> Result<Vec<u8>, DecodeError> {
+        self.bytes_slice(meta).map(<[u8]>::to_vec)
+    }
+
+    /// The bytes of `meta`, where they lie in the packet.
+    #[inline]
+    pub fn bytes_slice(&mut self, meta: Meta) -> Result<&'a [u8], DecodeError> {
         let (offset, count) = (meta.offset as usize, meta.count as usize);
         if count == 0 {
-            return Ok(Vec::new());
+            return Ok(&[]);
         }
         self.check(offset, count)?;
         self.charge(count, offset)?;
         self.advance_to(offset + count);
-        Ok(self.buf[offset..offset + count].to_vec())
+        let buf: &'a [u8] = self.buf;
+        Ok(&buf[offset..offset + count])
     }
 
     /// Walks the element chain of `meta`, calling `f` with the reader at each element's body.
@@ -622,43 +645,60 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads an `array<T>` of a fixed type.
+    #[inline]
+    pub fn array_of<T: Fixed>(&mut self, meta: Meta) -> Result<Vec<T>, DecodeError> {
+        let count = meta.count as usize;
+        let mut v = Vec::new();
+        self.fixed_elements(meta, T::SIZE, |i, body| {
+            // Allocated once the walk has checked that the count fits in the packet.
+            if i == 0 {
+                v = Vec::with_capacity(count);
+            }
+            v.push(T::read(body));
+        })?;
+        Ok(v)
+    }
+
+    /// Walks the element chain of an array of fixed elements of `size` bytes (an `array<T>`),
+    /// calling `each` with the index and the body of each element, in order.
     ///
     /// The same walk and the same checks, in the same order, as [`Reader::chain`], as one loop
     /// over locals: through the closure the position and the next offset went through memory
     /// for every element, a tenth of decoding time for packets of many small arrays.
-    #[inline]
-    pub fn array_of<T: Fixed>(&mut self, meta: Meta) -> Result<Vec<T>, DecodeError> {
+    #[inline(always)]
+    pub fn fixed_elements(
+        &mut self,
+        meta: Meta,
+        size: usize,
+        mut each: impl FnMut(usize, &'a [u8]),
+    ) -> Result<(), DecodeError> {
         let count = meta.count as usize;
         if count == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let size = 4 + T::SIZE;
+        let body = size;
+        let size = 4 + body;
         let first = meta.offset as usize;
         self.claim(count, size, first)?;
         let buf: &'a [u8] = self.buf;
-        let mut v = Vec::with_capacity(count);
-        let out = &mut v.spare_capacity_mut()[..count];
         let (mut at, mut prev, mut end) = (first, 0, self.pos);
-        for (i, slot) in out.iter_mut().enumerate() {
+        for i in 0..count {
             self.check_link(i, count, at, prev)
                 .map_err(|e| e.at_index(i))?;
             let element = match buf.get(at..at + size) {
                 Some(e) if at >= self.body => e,
-                _ => return Err(self.element_error(at, T::SIZE).at_index(i)),
+                _ => return Err(self.element_error(at, body).at_index(i)),
             };
             self.check_here(u16::read(element) as usize, at)
                 .map_err(|e| e.at_index(i))?;
-            slot.write(T::read(&element[4..]));
+            each(i, &element[4..]);
             end = end.max(at + size);
             prev = at;
             at = u16::read(&element[2..]) as usize;
         }
-        // SAFETY: the loop wrote each of the first `count` elements (it returns early
-        // otherwise), and `with_capacity(count)` made room for them.
-        unsafe { v.set_len(count) };
         self.pos = end;
         self.touch(end);
-        Ok(v)
+        Ok(())
     }
 
     /// Why an element of `body` bytes does not fit at `at`: the error [`Reader::chain`] gives,
@@ -685,10 +725,26 @@ impl<'a> Reader<'a> {
     /// Reads an `array<string>`: each element holds the offset of its text.
     pub fn array_of_strings(&mut self, meta: Meta) -> Result<Vec<TeraString>, DecodeError> {
         let mut v = Vec::new();
-        self.chain(meta, 8, |r, i| {
+        self.string_elements(meta, |r, i, offset| {
             if i == 0 {
                 v = Vec::with_capacity(meta.count as usize);
             }
+            v.push(r.text_at(offset)?);
+            Ok(())
+        })
+        .map(|_| v)
+    }
+
+    /// Walks the element chain of an `array<string>`, calling `each` with the reader, the index
+    /// and the offset of each element's text (which `each` reads: [`Reader::text_at`] or
+    /// [`Reader::text_into`]).
+    #[inline]
+    pub fn string_elements(
+        &mut self,
+        meta: Meta,
+        mut each: impl FnMut(&mut Self, usize, usize) -> Result<(), DecodeError>,
+    ) -> Result<(), DecodeError> {
+        self.chain(meta, 8, |r, i| {
             let pos = r.pos;
             let b = r.buf.get(pos..pos + 2).ok_or_else(|| {
                 r.err(
@@ -701,10 +757,8 @@ impl<'a> Reader<'a> {
             })?;
             let offset = u16::read(b) as usize;
             r.advance_to(pos + 2);
-            v.push(r.text_at(offset)?);
-            Ok(())
+            each(r, i, offset)
         })
-        .map(|_| v)
     }
 }
 
@@ -819,6 +873,12 @@ impl Writer {
         let at = self.buf.len();
         self.buf.resize(at + n, 0);
         (at, &mut self.buf[at..])
+    }
+
+    /// Appends bytes as they are (a fixed value already in its wire form).
+    #[inline(always)]
+    pub fn append(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
     }
 
     /// Appends a fixed value.

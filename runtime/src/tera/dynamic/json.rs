@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Number, Value as Json};
 
 use super::plan::{Field, Kind, LevelPlan, Node};
+use super::record::{RecordRef, ValueRef};
 use super::value::{Array, Records, Value, for_scalars};
 use super::{At, JsonError, Missing, err};
 use crate::tera::TeraString;
@@ -29,45 +30,29 @@ fn ser<T: serde::Serialize>(v: &T) -> Json {
 }
 
 /// The JSON of one value.
-fn value_json(p: &Kind, v: &Value) -> Json {
+fn value_json(v: ValueRef<'_>) -> Json {
     match v {
-        Value::Bool(x) => Json::Bool(*x),
-        Value::Byte(x) => (*x).into(),
-        Value::Int16(x) => (*x).into(),
-        Value::UInt16(x) => (*x).into(),
-        Value::Int32(x) => (*x).into(),
-        Value::UInt32(x) => (*x).into(),
-        Value::Int64(x) => (*x).into(),
-        Value::UInt64(x) => (*x).into(),
-        Value::Float(x) => num(*x as f64),
-        Value::Double(x) => num(*x),
-        Value::Angle(x) => num(x.radians()),
-        Value::Vec3(x) => ser(x),
-        Value::Vec3fa(x) => ser(x),
-        Value::SkillId32(x) => ser(x),
-        Value::SkillId(x) => ser(x),
-        Value::Customize(x) => ser(x),
-        Value::String(s) => Json::String(s.as_str().into()),
-        Value::Bytes(b) => Json::String(crate::tera::json::to_hex(b)),
-        Value::Array(a) => Json::Array(array_json(p, a)),
+        ValueRef::Bool(x) => Json::Bool(x),
+        ValueRef::Byte(x) => x.into(),
+        ValueRef::Int16(x) => x.into(),
+        ValueRef::UInt16(x) => x.into(),
+        ValueRef::Int32(x) => x.into(),
+        ValueRef::UInt32(x) => x.into(),
+        ValueRef::Int64(x) => x.into(),
+        ValueRef::UInt64(x) => x.into(),
+        ValueRef::Float(x) => num(x as f64),
+        ValueRef::Double(x) => num(x),
+        ValueRef::Angle(x) => num(x.radians()),
+        ValueRef::Vec3(x) => ser(&x),
+        ValueRef::Vec3fa(x) => ser(&x),
+        ValueRef::SkillId32(x) => ser(&x),
+        ValueRef::SkillId(x) => ser(&x),
+        ValueRef::Customize(x) => ser(&x),
+        ValueRef::String(s) => Json::String(s.into()),
+        ValueRef::Bytes(b) => Json::String(crate::tera::json::to_hex(b)),
+        ValueRef::Array(a) => Json::Array(a.iter().map(value_json).collect()),
+        ValueRef::Element(e) => Json::Object(record_json(e)),
     }
-}
-
-fn array_json(p: &Kind, a: &Array) -> Vec<Json> {
-    macro_rules! each {
-        ($(($v:ident, $t:ty)),*) => {
-            match a {
-                $(Array::$v(items) => items.iter().map(|x| value_json(p, &Value::$v(*x))).collect(),)*
-                Array::String(items) => items.iter().map(|s| Json::String(s.as_str().into())).collect(),
-                Array::Object(items) => match p {
-                    Kind::Objects(elem) => items.iter().map(|e| Json::Object(record_json(elem, e))).collect(),
-                    // A record not made by this definition: its elements without names.
-                    _ => items.iter().map(|e| Json::Array(e.iter().map(|v| value_json(p, v)).collect())).collect(),
-                },
-            }
-        };
-    }
-    for_scalars!(each)
 }
 
 /// The JSON object of a level's values.
@@ -75,14 +60,15 @@ fn array_json(p: &Kind, a: &Array) -> Vec<Json> {
 /// Made by cloning the level's [`template`] and filling its values in order: serde_json's map
 /// (an `IndexMap`, as the workspace keeps key order) hashes every key it inserts with SipHash,
 /// a quarter of the time of `decode_json`, where a clone copies the hashes with the keys.
-pub(super) fn record_json(p: &LevelPlan, vals: &[Value]) -> Map<String, Json> {
+pub(super) fn record_json(rec: RecordRef<'_>) -> Map<String, Json> {
+    let p = rec.plan();
     match &p.json {
         Some(t) => {
             let mut m = (**t).clone();
-            fill(p, &p.tree, vals, &mut m);
+            fill(&p.tree, rec, &mut m);
             m
         }
-        None => nodes_json(p, &p.tree, vals),
+        None => nodes_json(p, &p.tree, rec),
     }
 }
 
@@ -104,17 +90,17 @@ pub(super) fn template(nodes: &[Node], fields: &[Field]) -> Option<Map<String, J
 }
 
 /// Sets the values of `m`, a clone of the [`template`] of `nodes`, walking both in order.
-fn fill(p: &LevelPlan, nodes: &[Node], vals: &[Value], m: &mut Map<String, Json>) {
+fn fill(nodes: &[Node], rec: RecordRef<'_>, m: &mut Map<String, Json>) {
     for (n, slot) in nodes.iter().zip(m.values_mut()) {
         match n {
             Node::Field(f) => {
-                if let Some(v) = vals.get(*f) {
-                    *slot = value_json(&p.fields[*f].kind, v);
+                if let Some(v) = rec.get(*f) {
+                    *slot = value_json(v);
                 }
             }
             Node::Object(_, inner) => {
                 if let Json::Object(o) = slot {
-                    fill(p, inner, vals, o);
+                    fill(inner, rec, o);
                 }
             }
         }
@@ -123,19 +109,16 @@ fn fill(p: &LevelPlan, nodes: &[Node], vals: &[Value], m: &mut Map<String, Json>
 
 /// [`record_json`] for a shape that repeats a key: each member inserted (the last value of a
 /// repeated key kept, in the place of its first).
-fn nodes_json(p: &LevelPlan, nodes: &[Node], vals: &[Value]) -> Map<String, Json> {
+fn nodes_json(p: &LevelPlan, nodes: &[Node], rec: RecordRef<'_>) -> Map<String, Json> {
     let mut m = Map::with_capacity(nodes.len());
     for n in nodes {
         match n {
             Node::Field(f) => {
-                let field = &p.fields[*f];
-                let v = vals
-                    .get(*f)
-                    .map_or(Json::Null, |v| value_json(&field.kind, v));
-                m.insert(field.key.to_string(), v);
+                let v = rec.get(*f).map_or(Json::Null, value_json);
+                m.insert(p.fields[*f].key.to_string(), v);
             }
             Node::Object(name, inner) => {
-                m.insert(name.to_string(), Json::Object(nodes_json(p, inner, vals)));
+                m.insert(name.to_string(), Json::Object(nodes_json(p, inner, rec)));
             }
         }
     }

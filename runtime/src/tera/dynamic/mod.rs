@@ -13,10 +13,12 @@
 mod json;
 mod plan;
 mod protocol;
+mod record;
 mod run;
 mod value;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use def_parser::layout::Layout;
 use def_parser::{LoadError, Mode, Report};
@@ -27,7 +29,8 @@ use crate::clip::{self, Clip};
 use plan::LevelPlan;
 
 pub use protocol::{Decoded, LoadOptions, Message, Protocol, ProtocolError};
-pub use value::{Array, Record, Records, Value};
+pub use record::{ArrayRef, Record, RecordRef, ValueRef};
+pub use value::{Array, Records, Value};
 
 /// What the encoder does with a member that the JSON leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,7 +63,7 @@ pub enum JsonError {
 #[derive(Debug, Clone)]
 pub struct Definition {
     layout: Layout,
-    plan: LevelPlan,
+    plan: Arc<LevelPlan>,
     name: String,
     version: u32,
 }
@@ -83,7 +86,7 @@ impl Definition {
             .as_ref()
             .map_or((String::from("?"), 0), |n| (n.name.clone(), n.version));
         Definition {
-            plan: LevelPlan::compile(&layout.root),
+            plan: Arc::new(LevelPlan::compile(&layout.root)),
             layout,
             name,
             version,
@@ -119,7 +122,10 @@ impl Definition {
     /// Decodes a whole packet (header included).
     pub fn decode(&self, bytes: &[u8], opts: Options) -> Result<Record, DecodeError> {
         super::packet::decode_whole(bytes, opts, |r| run::decode_record(&self.plan, r))
-            .map(Record)
+            .map(|data| Record {
+                plan: self.plan.clone(),
+                data,
+            })
             .map_err(|e| e.in_packet(self.name.clone(), self.version))
     }
 
@@ -132,10 +138,19 @@ impl Definition {
         self.decode(bytes, opts).map(|r| self.to_json(&r))
     }
 
-    /// The JSON object of a record of this definition (a value NaN is `null`, as serde_json
-    /// has no NaN).
+    /// The JSON object of a record (a value NaN is `null`, as serde_json has no NaN): the
+    /// record's own [`Record::to_json`], whichever definition made it.
     pub fn to_json(&self, record: &Record) -> serde_json::Value {
-        serde_json::Value::Object(json::record_json(&self.plan, &record.0))
+        record.to_json()
+    }
+
+    /// The record of these values, one per field in the order of [`Definition::fields`]; an
+    /// error names the first value that is not of its field's type.
+    pub fn record(&self, values: &[Value]) -> Result<Record, JsonError> {
+        Ok(Record {
+            plan: self.plan.clone(),
+            data: run::build_record(&self.plan, values)?,
+        })
     }
 
     /// The record of a JSON object, under the policy of the typed JSON form (see docs/usage.md,
@@ -157,7 +172,7 @@ impl Definition {
             missing,
             &At::Root,
         )?;
-        Ok(Record(out))
+        self.record(&out)
     }
 
     /// Encodes JSON to a whole packet with `opcode` in its header: [`Definition::from_json`],
@@ -184,8 +199,9 @@ impl Definition {
         Ok(out)
     }
 
-    /// Appends the packet of a record to `out` (left as it was on error). Each value must be of
-    /// its field's type (an error names the first that is not).
+    /// Appends the packet of a record to `out` (left as it was on error). A record of this
+    /// definition (or a clone of it) is written as it is; one of another definition is first
+    /// rebuilt from its values ([`Definition::record`]), whose types must then be this one's.
     pub fn encode_record_into(
         &self,
         record: &Record,
@@ -193,8 +209,16 @@ impl Definition {
         opts: Options,
         out: &mut Vec<u8>,
     ) -> Result<(), JsonError> {
+        let rebuilt;
+        let record = if Arc::ptr_eq(&record.plan, &self.plan) {
+            record
+        } else {
+            rebuilt = self.record(&record.to_values())?;
+            &rebuilt
+        };
         super::packet::encode_whole(opcode, opts, out, |w| {
-            run::encode_level(&self.plan, &record.0, w, &At::Root)
+            run::encode_level(&self.plan, &record.data, 0, w);
+            Ok(())
         })
     }
 }

@@ -1,6 +1,7 @@
 //! A definition's layout compiled to an execution plan: per level, its fields numbered in value
-//! order, the JSON shape over them, and the wire order as a list of ops whose offsets within
-//! each run of fixed fields are precomputed, as generated code has them.
+//! order, the JSON shape over them, the wire order as a list of ops whose offsets within each
+//! run of fixed fields are precomputed (as generated code has them), and where each field lies
+//! in a [`Record`](super::Record)'s image of the level.
 
 use std::sync::Arc;
 
@@ -26,11 +27,21 @@ pub(super) struct LevelPlan {
     pub owning: usize,
     /// Bytes of all fixed runs.
     pub fixed_size: usize,
-    /// The fields whose places hold [`EMPTY`](super::run) before decoding fills them: the
-    /// variable fields (a failed read leaves its place as it was, and the place is dropped), or
-    /// every field if the plan does not write each field exactly once (see [`writes_once`]).
-    /// The other places start uninitialised and are written by the run that reads them.
-    pub prefill: Box<[u32]>,
+    /// Bytes of one image of the level in a record: its runs as on the wire, one after the
+    /// other, then an [entry](super::value) of 8 bytes per variable field (see
+    /// [`Field::place`]).
+    pub image: usize,
+    /// The scalars declared twice: each other declaration's place in the image, set from the
+    /// one decoding keeps, so that an image holds the same bytes however it was made.
+    pub dups: Box<[Dup]>,
+}
+
+/// A second declaration of a scalar: `size` bytes at `to` in the image copied from `from`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Dup {
+    pub to: u32,
+    pub from: u32,
+    pub size: u32,
 }
 
 /// A leaf member.
@@ -42,6 +53,9 @@ pub(super) struct Field {
     pub name: Box<str>,
     /// What it holds.
     pub kind: Kind,
+    /// Where it lies in an image of its level: a scalar's bytes as on the wire, or a variable
+    /// field's entry.
+    pub place: usize,
 }
 
 /// What a field holds.
@@ -82,41 +96,25 @@ pub(super) enum Op {
 }
 
 /// A variable field and its metadata slot.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct VarRef {
     pub field: usize,
     pub meta: usize,
-    /// The code that reads the field, made for its kind (see [`super::run::VarRead`]).
-    pub read: super::run::VarRead,
-    /// An object-array's element plan, at hand (not behind the field's entry).
-    pub elem: Option<Arc<LevelPlan>>,
 }
 
 /// A run of fixed fields.
 #[derive(Debug, Clone)]
 pub(super) struct Run {
     pub size: usize,
-    /// Every piece, in wire order (what encoding writes).
+    /// Where the run lies in an image of its level.
+    pub base: usize,
+    /// Every piece, in wire order (what building an image writes).
     pub items: Box<[Item]>,
     /// Where each item starts in the run (for the field a short packet cuts off).
     pub starts: Box<[usize]>,
-    /// What decoding reads: the values it keeps, then the metadata, each without the other's
-    /// branches.
-    pub reads: Box<[Read]>,
+    /// The metadata in the run, which decoding reads (and clears in the image: an image holds
+    /// values, and a packet's offsets are not).
     pub meta_reads: Box<[MetaRead]>,
-}
-
-/// Scalars that decoding keeps: `n` of type `ty`, one after the other in the run from `at` and
-/// in consecutive fields from `field` (`int32 a`, `int32 b`, ... is one read, by one `step` made
-/// for that type and count).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Read {
-    pub ty: Scalar,
-    pub at: u32,
-    pub field: u32,
-    pub n: u32,
-    /// The code that reads this group and then hands on to the next (see [`super::run::Step`]).
-    pub step: super::run::Step,
 }
 
 /// Metadata that decoding reads: its kind, its offset in the run and its slot.
@@ -167,12 +165,8 @@ impl LevelPlan {
         let var = |slot: usize, meta_of: &[usize]| VarRef {
             field: slot_field[slot].0,
             meta: meta_of[slot],
-            read: super::run::var_read(&fields[slot_field[slot].0].kind),
-            elem: match &fields[slot_field[slot].0].kind {
-                Kind::Objects(elem) => Some(elem.clone()),
-                _ => None,
-            },
         };
+        let mut image = 0;
         let mut ops = Vec::with_capacity(level.steps.len());
         for step in &level.steps {
             ops.push(match step {
@@ -199,39 +193,6 @@ impl LevelPlan {
                             }
                         })
                         .collect();
-                    let mut reads: Vec<Read> = Vec::new();
-                    for i in items.iter() {
-                        let Item::Value {
-                            at,
-                            ty,
-                            field,
-                            keep: true,
-                        } = *i
-                        else {
-                            continue;
-                        };
-                        let (at, field) = (at as u32, field as u32);
-                        match reads.last_mut() {
-                            Some(r)
-                                if r.ty == ty
-                                    && r.at + r.n * ty.size() as u32 == at
-                                    && r.field + r.n == field =>
-                            {
-                                r.n += 1
-                            }
-                            _ => reads.push(Read {
-                                ty,
-                                at,
-                                field,
-                                n: 1,
-                                step: super::run::step_for(ty, 1),
-                            }),
-                        }
-                    }
-                    for r in &mut reads {
-                        r.step = super::run::step_for(r.ty, r.n);
-                    }
-                    let reads = reads.into_boxed_slice();
                     let meta_reads = items
                         .iter()
                         .filter_map(|i| match *i {
@@ -243,11 +204,13 @@ impl LevelPlan {
                             Item::Value { .. } => None,
                         })
                         .collect();
+                    let base = image;
+                    image += run.size;
                     Op::Run(Run {
                         size: run.size,
+                        base,
                         starts: run.fields.iter().map(|f| f.0).collect(),
                         items,
-                        reads,
                         meta_reads,
                     })
                 }
@@ -257,17 +220,11 @@ impl LevelPlan {
                 }
             });
         }
-        let prefill = if writes_once(&fields, &ops) {
-            (0..fields.len())
-                .filter(|&f| !matches!(fields[f].kind, Kind::Scalar(_)))
-                .map(|f| f as u32)
-                .collect()
-        } else {
-            (0..fields.len() as u32).collect()
-        };
+        let dups = place_fields(&mut fields, &ops, &mut image);
         LevelPlan {
             json: super::json::template(&tree, &fields).map(Box::new),
-            prefill,
+            image,
+            dups,
             owning: fields
                 .iter()
                 .position(|f| !matches!(f.kind, Kind::Scalar(_)))
@@ -281,33 +238,53 @@ impl LevelPlan {
     }
 }
 
-/// Whether decoding with `ops` writes every field exactly once: each scalar by one kept read that
-/// lies within its run, each other field by one variable op. True of every layout the resolver
-/// makes; checked here so that starting from uninitialised places rests on the plan, not on that
-/// belief.
-fn writes_once(fields: &[Field], ops: &[Op]) -> bool {
-    // Per field: scalar reads, variable ops.
-    let mut writes = vec![(0u32, 0u32); fields.len()];
+/// Sets each field's place in an image whose runs take the first `image` bytes: a scalar's is
+/// where the declaration decoding keeps lies in its run; a variable field's entry comes after
+/// the runs. Gives the scalars' other declarations, and grows `image` to its whole size.
+///
+/// Every scalar is in a run in the layouts the resolver makes; one that were not would get
+/// bytes of its own after the entries, left zero, rather than a place shared with another.
+fn place_fields(fields: &mut [Field], ops: &[Op], image: &mut usize) -> Box<[Dup]> {
+    const NONE: usize = usize::MAX;
+    fields.iter_mut().for_each(|f| f.place = NONE);
+    let mut others = Vec::new();
     for op in ops {
-        match op {
-            Op::Run(run) => {
-                for r in run.reads.iter() {
-                    if r.at as usize + r.n as usize * r.ty.size() > run.size {
-                        return false;
-                    }
-                    for f in r.field..r.field + r.n {
-                        writes[f as usize].0 += 1;
-                    }
+        let Op::Run(run) = op else { continue };
+        for item in run.items.iter() {
+            if let Item::Value {
+                at,
+                field,
+                keep,
+                ty,
+            } = *item
+            {
+                match keep {
+                    true => fields[field].place = run.base + at,
+                    false => others.push((run.base + at, field, ty.size())),
                 }
             }
-            Op::Var(v) => writes[v.field].1 += 1,
-            Op::Interleaved(vars) => vars.iter().for_each(|v| writes[v.field].1 += 1),
         }
     }
-    writes.iter().zip(fields).all(|(&w, f)| match f.kind {
-        Kind::Scalar(_) => w == (1, 0),
-        _ => w == (0, 1),
-    })
+    for f in fields.iter_mut() {
+        if !matches!(f.kind, Kind::Scalar(_)) {
+            f.place = *image;
+            *image += super::record::ENTRY;
+        }
+    }
+    for f in fields.iter_mut() {
+        if let (NONE, Kind::Scalar(ty)) = (f.place, &f.kind) {
+            f.place = *image;
+            *image += ty.size();
+        }
+    }
+    others
+        .into_iter()
+        .map(|(to, field, size)| Dup {
+            to: to as u32,
+            from: fields[field].place as u32,
+            size: size as u32,
+        })
+        .collect()
 }
 
 /// The value shape of `members`, numbering their leaves into `fields` depth-first and noting
@@ -346,6 +323,7 @@ fn shape(
                 key: m.name.as_str().into(),
                 name: name.into(),
                 kind,
+                place: 0,
             });
             Node::Field(field)
         })
@@ -357,67 +335,47 @@ mod tests {
     use super::{Kind, LevelPlan, Op};
 
     fn plan(text: &str) -> LevelPlan {
-        super::super::Definition::from_text("T_TEST.1.def", text, def_parser::Mode::Compatible)
-            .expect("compiles")
-            .plan
+        let d =
+            super::super::Definition::from_text("T_TEST.1.def", text, def_parser::Mode::Compatible)
+                .expect("compiles");
+        (*d.plan).clone()
     }
 
-    /// The fields a plan prefills: its variable fields, at every level, when each field is
-    /// written once (a scalar declared twice is read from one declaration).
+    /// Every field of every level has its own bytes within the image (a scalar its size, a
+    /// variable field an entry), and the runs lie one after the other from its start.
     #[test]
-    fn only_variable_fields_are_prefilled() {
+    fn places_are_disjoint_and_within_the_image() {
+        fn check(p: &LevelPlan) {
+            let mut taken = vec![false; p.image];
+            let mut runs = 0;
+            for op in &p.ops {
+                if let Op::Run(r) = op {
+                    assert_eq!(r.base, runs);
+                    runs += r.size;
+                }
+            }
+            for f in &p.fields {
+                let size = match &f.kind {
+                    Kind::Scalar(ty) => ty.size(),
+                    _ => super::super::record::ENTRY,
+                };
+                assert!(f.place + size <= p.image, "{} out of the image", f.name);
+                for b in &mut taken[f.place..f.place + size] {
+                    assert!(!*b, "{} overlaps", f.name);
+                    *b = true;
+                }
+                if let Kind::Objects(elem) = &f.kind {
+                    check(elem);
+                }
+            }
+        }
         let p = plan(
             "string name\nint32 a\nint32 a\nobject o\n- vec3 loc\n- bool b\n\
-             array<int32> ids\narray items\n- string s\n- int64 x\n- int16 y\nbytes raw\n",
+             array<int32> ids\narray items\n- string s\n- int64 x\n- array<string> t\n\
+             - array deeper\n- - int16 y\nbytes raw\nskillid id\n",
         );
-        let variable = |p: &LevelPlan| -> Vec<u32> {
-            (0..p.fields.len() as u32)
-                .filter(|&f| !matches!(p.fields[f as usize].kind, Kind::Scalar(_)))
-                .collect()
-        };
-        assert_eq!(&*p.prefill, &variable(&p)[..]);
-        assert!(p.prefill.len() < p.fields.len());
-        let elem = p
-            .fields
-            .iter()
-            .find_map(|f| match &f.kind {
-                Kind::Objects(e) => Some(e),
-                _ => None,
-            })
-            .expect("an object-array");
-        assert_eq!(&*elem.prefill, &variable(elem)[..]);
-    }
-
-    /// A plan that would leave a place unwritten or write one twice prefills every field
-    /// instead (decoding then never reads an uninitialised place).
-    #[test]
-    fn a_plan_that_misses_a_field_prefills_all() {
-        let mut p = plan("int32 a\nint32 b\nstring s\n");
-        assert!(super::writes_once(&p.fields, &p.ops));
-        let Op::Run(run) = &mut p.ops[0] else {
-            panic!("a run first")
-        };
-        // One read fewer: field `b` would not be written.
-        let mut reads = run.reads.to_vec();
-        reads.iter_mut().for_each(|r| r.n = 1);
-        run.reads = reads.into_boxed_slice();
-        assert!(!super::writes_once(&p.fields, &p.ops));
-        // A read past its run.
-        let mut q = plan("int32 a\nint32 b\n");
-        let Op::Run(run) = &mut q.ops[0] else {
-            panic!("a run first")
-        };
-        let mut reads = run.reads.to_vec();
-        reads[0].at += 4;
-        run.reads = reads.into_boxed_slice();
-        assert!(!super::writes_once(&q.fields, &q.ops));
-        // A variable field read twice.
-        let mut t = plan("string s\n");
-        let v = t.ops.iter().find_map(|o| match o {
-            Op::Var(v) => Some(v.clone()),
-            _ => None,
-        });
-        t.ops.push(Op::Var(v.expect("a variable op")));
-        assert!(!super::writes_once(&t.fields, &t.ops));
+        check(&p);
+        // The second `a` is a copy of the first's place (the one decoding keeps is the last).
+        assert_eq!(p.dups.len(), 1);
     }
 }

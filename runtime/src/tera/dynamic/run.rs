@@ -1,95 +1,27 @@
-//! Running a plan: a packet body read into a record's values, and values written to a packet,
-//! through [`crate::tera::wire`]'s reader and writer (the metadata byte order, the element walk,
-//! the truncated-field search and string reading are theirs).
-
-use std::mem::MaybeUninit;
+//! Running a plan: a packet body read into a [`Record`]'s images, values built into them, and
+//! images written to a packet, through [`crate::tera::wire`]'s reader and writer (the metadata
+//! byte order, the element walk, the truncated-field search and string reading are theirs).
+//! The layout of an image is [`super::record`]'s.
 
 use def_parser::ast::Scalar;
 use def_parser::layout::MetaKind;
 
-use super::plan::{Item, Kind, LevelPlan, Op, Read, Run, VarRef};
-use super::value::{Array, Records, Value, for_scalars};
+use super::plan::{Item, Kind, LevelPlan, Op, Run, VarRef};
+use super::record::{ENTRY, entry, set_entry};
+use super::value::{Array, Value, for_scalars};
 use super::{At, JsonError, err};
 use crate::tera::error::DecodeError;
 use crate::tera::wire::{Chain, Fixed, Meta, Reader, Slot, Writer};
 
-/// What a variable field's place (one of the plan's `prefill`) holds before its read fills it.
-const EMPTY: Value = Value::Bool(false);
-
 /// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
 const STACK_METAS: usize = 16;
 
-/// The code of one group of a run's reads: it reads `reads[0]`'s scalars from the run `b` into
-/// their places in `out`, then calls the next group's step with the rest of `reads`.
-///
-/// Each step is its own function, made for one scalar type and count ([`step_for`]), so the
-/// jump to the next group is made from as many places as there are kinds of group, and the
-/// processor's predictor tells them apart (a jump from one place, matching on the type, was
-/// mispredicted whenever packets of different definitions came one after the other).
-pub(super) type Step = fn(b: &[u8], out: &mut [MaybeUninit<Value>], reads: &[Read]);
-
-/// A scalar type's [`Value`], and its arrays'.
-trait IntoValue: Fixed {
-    fn into_value(self) -> Value;
-    fn into_array(v: Vec<Self>) -> Array;
-}
-
-macro_rules! into_value {
-    ($(($v:ident, $t:ty)),*) => {
-        $(impl IntoValue for $t {
-            #[inline(always)]
-            fn into_value(self) -> Value {
-                Value::$v(self)
-            }
-            #[inline(always)]
-            fn into_array(v: Vec<Self>) -> Array {
-                Array::$v(v)
-            }
-        })*
-    };
-}
-for_scalars!(into_value);
-
-/// The [`Step`] of `K` scalars of type `T` (`K` = 0: any number, in a loop).
-fn step<T: IntoValue, const K: usize>(b: &[u8], out: &mut [MaybeUninit<Value>], reads: &[Read]) {
-    let Some((r, rest)) = reads.split_first() else {
-        return;
-    };
-    let (at, field) = (r.at as usize, r.field as usize);
-    if K == 0 {
-        let places = &mut out[field..field + r.n as usize];
-        for (place, b) in places.iter_mut().zip(b[at..].chunks_exact(T::SIZE)) {
-            place.write(T::read(b).into_value());
-        }
-    } else if let Some(src) = b.get(at..at + K * T::SIZE) {
-        // Always within the run (`LevelPlan::prefill`); were it not, the places would keep what
-        // they were prefilled with.
-        let places = &mut out[field..field + K];
-        for (k, place) in places.iter_mut().enumerate() {
-            place.write(T::read(&src[k * T::SIZE..]).into_value());
-        }
+/// Bytes of a metadata of `kind` on the wire.
+fn meta_size(kind: MetaKind) -> usize {
+    match kind {
+        MetaKind::Array | MetaKind::Bytes => 4,
+        MetaKind::String => 2,
     }
-    if let Some(next) = rest.first() {
-        (next.step)(b, out, rest)
-    }
-}
-
-/// The step of `n` consecutive scalars of type `ty`.
-pub(super) fn step_for(ty: Scalar, n: u32) -> Step {
-    macro_rules! pick {
-        ($(($v:ident, $t:ty)),*) => {
-            match ty {
-                $(Scalar::$v => match n {
-                    1 => step::<$t, 1> as Step,
-                    2 => step::<$t, 2>,
-                    3 => step::<$t, 3>,
-                    4 => step::<$t, 4>,
-                    _ => step::<$t, 0>,
-                },)*
-            }
-        };
-    }
-    for_scalars!(pick)
 }
 
 /// The metadata of `kind` at the start of `b` (the rest of its run), in [`Meta`]'s byte order.
@@ -103,80 +35,65 @@ fn read_meta(kind: MetaKind, b: &[u8]) -> Meta {
     }
 }
 
-/// Decodes one value of level `p` at the reader's position and appends its fields to `values`.
-///
-/// The places of the plan's `prefill` fields (its variable fields) are set to [`EMPTY`] first;
-/// the others are left uninitialised, each written once by the run that reads it (the plan
-/// checked that it writes each field exactly once, or prefills them all). Filling every place
-/// first wrote each element twice, a sixth of reading an object-array.
-fn decode_into(
-    p: &LevelPlan,
-    r: &mut Reader<'_>,
-    values: &mut Vec<Value>,
-) -> Result<(), DecodeError> {
-    let width = p.fields.len();
-    values.reserve(width);
-    let start = values.len();
-    let places = &mut values.spare_capacity_mut()[..width];
-    for &f in p.prefill.iter() {
-        places[f as usize].write(EMPTY);
-    }
-    match decode_level(p, r, places) {
-        Ok(()) => {
-            // SAFETY: the `width` places after `start` are within the capacity (reserved above)
-            // and initialised: the prefilled ones above, and decoding, which ran every op of the
-            // plan, wrote the others (each field not in `prefill` is a scalar of exactly one run
-            // read: `LevelPlan::prefill`).
-            unsafe { values.set_len(start + width) };
-            Ok(())
+/// The metadata slots of a level: on the stack for up to [`STACK_METAS`].
+macro_rules! slots {
+    ($p:expr, $zero:expr, $stack:ident, $heap:ident) => {{
+        if $p.metas <= STACK_METAS {
+            &mut $stack[..$p.metas]
+        } else {
+            $heap.resize($p.metas, $zero);
+            &mut $heap[..]
         }
-        Err(e) => {
-            for &f in p.prefill.iter() {
-                // SAFETY: a prefilled place is initialised: `EMPTY`, or the value a variable
-                // field's read wrote over it. It is dropped once, here, and left outside the
-                // vector's length.
-                unsafe { places[f as usize].assume_init_drop() }
-            }
-            Err(e)
-        }
-    }
+    }};
 }
 
-/// Reads a level at the reader's position into `out` (one place per field; see
-/// [`decode_into`]).
+/// Decodes the packet body at the reader's position: the images of a record.
+pub(super) fn decode_record(p: &LevelPlan, r: &mut Reader<'_>) -> Result<Vec<u8>, DecodeError> {
+    // Room for the body's image and about as much data as the packet has left (a string's
+    // UTF-8 is at most 1.5 times its UTF-16, an image a few bytes more than its level's wire
+    // bytes); bounded by the packet, and grown if a packet needs more.
+    let mut data = Vec::with_capacity(p.image + r.remaining() + r.remaining() / 2);
+    data.resize(p.image, 0);
+    decode_level(p, r, &mut data, 0)?;
+    Ok(data)
+}
+
+/// Reads a level at the reader's position into its image at `base` in `data` (zeros), and its
+/// variable fields' data after the end of `data`.
 fn decode_level(
     p: &LevelPlan,
     r: &mut Reader<'_>,
-    out: &mut [MaybeUninit<Value>],
+    data: &mut Vec<u8>,
+    base: usize,
 ) -> Result<(), DecodeError> {
     let mut stack = [Meta::default(); STACK_METAS];
     let mut heap = Vec::new();
-    let metas: &mut [Meta] = if p.metas <= STACK_METAS {
-        &mut stack[..p.metas]
-    } else {
-        heap.resize(p.metas, Meta::default());
-        &mut heap
-    };
+    let metas: &mut [Meta] = slots!(p, Meta::default(), stack, heap);
     for op in &p.ops {
         match op {
             Op::Run(run) => {
                 let Some(b) = r.take(run.size) else {
                     return Err(cut(p, run, r));
                 };
+                let image = &mut data[base + run.base..base + run.base + run.size];
+                image.copy_from_slice(b);
                 for m in run.meta_reads.iter() {
-                    metas[m.meta as usize] = read_meta(m.kind, &b[m.at as usize..]);
-                }
-                if let Some(first) = run.reads.first() {
-                    (first.step)(b, out, &run.reads);
+                    let at = m.at as usize;
+                    metas[m.meta as usize] = read_meta(m.kind, &b[at..]);
+                    image[at..at + meta_size(m.kind)].fill(0);
                 }
             }
-            Op::Var(v) => (v.read)(p, v, metas[v.meta], r, &mut out[v.field])?,
+            Op::Var(v) => read_var(p, v, metas[v.meta], r, data, base)?,
             Op::Interleaved(vars) => {
                 for v in vars.iter() {
-                    (v.read)(p, v, metas[v.meta], r, &mut out[v.field])?;
+                    read_var(p, v, metas[v.meta], r, data, base)?;
                 }
             }
         }
+    }
+    for d in p.dups.iter() {
+        let from = base + d.from as usize;
+        data.copy_within(from..from + d.size as usize, base + d.to as usize);
     }
     Ok(())
 }
@@ -191,135 +108,282 @@ fn cut(p: &LevelPlan, run: &Run, r: &Reader<'_>) -> DecodeError {
     }
 }
 
-/// The code that reads a variable field `v` into its place, which holds [`EMPTY`] and is left
-/// so if the read fails: one function per kind of field and type of element ([`var_read`]), so
-/// that reading a field does not match on its kind, then on its type.
-///
-/// The value is stored in the place rather than returned: returned in a `Result`, it was made
-/// on the stack in pieces and copied in 16-byte words, which waited on store forwarding (a
-/// seventh of decoding the largest packets).
-pub(super) type VarRead = fn(
-    p: &LevelPlan,
-    v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
-    place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError>;
-
-/// The [`VarRead`] of a field of kind `k`.
-pub(super) fn var_read(k: &Kind) -> VarRead {
-    macro_rules! pick {
-        ($(($v:ident, $t:ty)),*) => {
-            match k {
-                Kind::String => var_string as VarRead,
-                Kind::Bytes => var_bytes,
-                Kind::Strings => var_strings,
-                Kind::Objects(_) => var_objects,
-                $(Kind::Array(Scalar::$v) => var_array::<$t>,)*
-                Kind::Scalar(_) => var_scalar,
-            }
-        };
-    }
-    for_scalars!(pick)
-}
-
 /// A read error of variable field `v`, named.
 #[cold]
 fn in_field(p: &LevelPlan, v: &VarRef, e: DecodeError) -> DecodeError {
     e.in_field(p.fields[v.field].name.to_string())
 }
 
-/// Stores a variable field's value in its place, or names the field in the read's error.
-#[inline(always)]
-fn store<T>(
+/// Reads variable field `v` of the image at `base`: its data appended to `data`, its entry set.
+fn read_var(
     p: &LevelPlan,
     v: &VarRef,
-    place: &mut MaybeUninit<Value>,
-    read: Result<T, DecodeError>,
-    value: impl FnOnce(T) -> Value,
+    meta: Meta,
+    r: &mut Reader<'_>,
+    data: &mut Vec<u8>,
+    base: usize,
 ) -> Result<(), DecodeError> {
+    let f = &p.fields[v.field];
+    let start = data.len();
+    let count = meta.count as usize;
+    let read = match &f.kind {
+        Kind::String => r
+            .text_into(meta.offset as usize, data)
+            .map(|()| data.len() - start),
+        Kind::Bytes => r.bytes_slice(meta).map(|b| {
+            data.extend_from_slice(b);
+            b.len()
+        }),
+        Kind::Array(ty) => r
+            .fixed_elements(meta, ty.size(), |_, body| data.extend_from_slice(body))
+            .map(|()| count),
+        Kind::Strings => r
+            .string_elements(meta, |r, i, offset| {
+                if i == 0 {
+                    // The entries, made once the walk has checked that the count fits.
+                    data.resize(start + count * ENTRY, 0);
+                }
+                let at = data.len();
+                r.text_into(offset, data)?;
+                let len = data.len() - at;
+                set_entry(data, start + i * ENTRY, at, len);
+                Ok(())
+            })
+            .map(|()| count),
+        Kind::Objects(elem) => r
+            .chain(meta, 4 + elem.fixed_size, |r, i| {
+                if i == 0 {
+                    data.resize(start + count * elem.image, 0);
+                }
+                decode_level(elem, r, data, start + i * elem.image)
+            })
+            .map(|()| count),
+        Kind::Scalar(_) => unreachable!("a scalar has no metadata"),
+    };
     match read {
-        Ok(x) => {
-            place.write(value(x));
+        Ok(len) => {
+            set_entry(data, base + f.place, start, len);
             Ok(())
         }
         Err(e) => Err(in_field(p, v, e)),
     }
 }
 
-/// The [`VarRead`]s that are one reader call and one kind of value.
-macro_rules! var_reads {
-    ($($(#[$doc:meta])* $name:ident$(<$t:ident: $bound:ident>)?($r:ident, $meta:ident) => $read:expr, $value:expr;)*) => {$(
-        $(#[$doc])*
-        fn $name$(<$t: $bound>)?(
-            p: &LevelPlan,
-            v: &VarRef,
-            $meta: Meta,
-            $r: &mut Reader<'_>,
-            place: &mut MaybeUninit<Value>,
-        ) -> Result<(), DecodeError> {
-            store(p, v, place, $read, $value)
+/// Writes the images of a level at the writer's end.
+pub(super) fn encode_level(p: &LevelPlan, data: &[u8], base: usize, w: &mut Writer) {
+    let mut stack = [Slot(0); STACK_METAS];
+    let mut heap = Vec::new();
+    let slots: &mut [Slot] = slots!(p, Slot(0), stack, heap);
+    for op in &p.ops {
+        match op {
+            Op::Run(run) => {
+                let (start, b) = w.run_dyn(run.size);
+                b.copy_from_slice(&data[base + run.base..base + run.base + run.size]);
+                for m in run.meta_reads.iter() {
+                    slots[m.meta as usize] = Slot(start + m.at as usize);
+                }
+            }
+            Op::Var(v) => write_var(p, v, data, base, slots[v.meta], w),
+            Op::Interleaved(vars) => {
+                let mut chains: Vec<_> = vars
+                    .iter()
+                    .map(|v| {
+                        let f = &p.fields[v.field];
+                        let (start, len) = entry(data, base + f.place);
+                        (&f.kind, start, len, Chain::new(slots[v.meta]))
+                    })
+                    .collect();
+                let longest = chains.iter().map(|c| c.2).max().unwrap_or(0);
+                for i in 0..longest {
+                    for (kind, start, len, chain) in chains.iter_mut() {
+                        if i < *len {
+                            w.element(chain);
+                            write_element(kind, data, *start, i, w);
+                        }
+                    }
+                }
+                for (.., chain) in chains {
+                    w.end_chain(chain);
+                }
+            }
         }
-    )*};
+    }
 }
 
-var_reads! {
-    /// `string`.
-    var_string(r, meta) => r.string(meta), Value::String;
-    /// `bytes`.
-    var_bytes(r, meta) => r.bytes(meta), Value::Bytes;
-    /// `array<string>`.
-    var_strings(r, meta) => r.array_of_strings(meta), |a| Value::Array(Array::String(a));
-    /// `array<T>` of a fixed type.
-    var_array<T: IntoValue>(r, meta) => r.array_of::<T>(meta), |a| Value::Array(T::into_array(a));
+/// Writes variable field `v` of the image at `base`, into its metadata `slot`.
+fn write_var(p: &LevelPlan, v: &VarRef, data: &[u8], base: usize, slot: Slot, w: &mut Writer) {
+    let f = &p.fields[v.field];
+    let (start, len) = entry(data, base + f.place);
+    match &f.kind {
+        Kind::String => w.string(slot, text(&data[start..start + len])),
+        Kind::Bytes => w.bytes(slot, &data[start..start + len]),
+        kind => {
+            let mut chain = Chain::new(slot);
+            for i in 0..len {
+                w.element(&mut chain);
+                write_element(kind, data, start, i, w);
+            }
+            w.end_chain(chain);
+        }
+    }
 }
 
-/// `array` of objects.
-fn var_objects(
+/// Writes the body of element `i` of an array of `kind` whose data starts at `start`.
+#[inline]
+fn write_element(kind: &Kind, data: &[u8], start: usize, i: usize, w: &mut Writer) {
+    match kind {
+        Kind::Array(ty) => {
+            let at = start + i * ty.size();
+            w.append(&data[at..at + ty.size()]);
+        }
+        Kind::Strings => {
+            let (s, len) = entry(data, start + i * ENTRY);
+            w.string_element(text(&data[s..s + len]));
+        }
+        Kind::Objects(elem) => encode_level(elem, data, start + i * elem.image, w),
+        Kind::Scalar(_) | Kind::String | Kind::Bytes => unreachable!("an array's kind"),
+    }
+}
+
+/// A string's data (see [`super::record`]).
+fn text(b: &[u8]) -> &str {
+    match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(_) => unreachable!("a record's strings are written as UTF-8"),
+    }
+}
+
+/// Builds the images of a record from its values (one per field of the body).
+pub(super) fn build_record(p: &LevelPlan, vals: &[Value]) -> Result<Vec<u8>, JsonError> {
+    let mut data = vec![0; p.image];
+    build_level(p, vals, &mut data, 0, &At::Root)?;
+    Ok(data)
+}
+
+/// Writes the values of a level into its image at `base` in `data` (zeros), and their data
+/// after the end of `data`, in the order decoding puts them there.
+fn build_level(
+    p: &LevelPlan,
+    vals: &[Value],
+    data: &mut Vec<u8>,
+    base: usize,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    if vals.len() != p.fields.len() {
+        return Err(err(
+            at,
+            format!(
+                "expected {} field values, got {}",
+                p.fields.len(),
+                vals.len()
+            ),
+        ));
+    }
+    for op in &p.ops {
+        match op {
+            Op::Run(run) => {
+                for item in run.items.iter() {
+                    if let Item::Value {
+                        at: o, ty, field, ..
+                    } = *item
+                    {
+                        let b = &mut data[base + run.base + o..];
+                        if !write_scalar(ty, &vals[field], b) {
+                            let f = &p.fields[field];
+                            return Err(mismatch(&f.kind, &vals[field], &At::Key(at, &f.name)));
+                        }
+                    }
+                }
+            }
+            Op::Var(v) => build_var(p, v, vals, data, base, at)?,
+            Op::Interleaved(vars) => {
+                for v in vars.iter() {
+                    build_var(p, v, vals, data, base, at)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a scalar of type `ty` into the start of `b`; `false` if `v` is not of that type.
+#[inline]
+fn write_scalar(ty: Scalar, v: &Value, b: &mut [u8]) -> bool {
+    macro_rules! write {
+        ($(($v:ident, $t:ty)),*) => {
+            match (ty, v) {
+                $((Scalar::$v, Value::$v(x)) => x.write(b),)*
+                _ => return false,
+            }
+        };
+    }
+    for_scalars!(write);
+    true
+}
+
+/// Writes variable field `v`'s value: its data appended to `data`, its entry set.
+fn build_var(
     p: &LevelPlan,
     v: &VarRef,
-    meta: Meta,
-    r: &mut Reader<'_>,
-    place: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    let Some(elem) = v.elem.as_deref() else {
-        unreachable!("var_read gives var_objects to object-arrays only, which have `elem`")
-    };
-    let width = elem.fields.len();
-    let mut values = Vec::new();
-    let read = r.chain(meta, 4 + elem.fixed_size, |r, i| {
-        // Allocated once the chain has checked that the count fits in the packet (made with its
-        // capacity rather than reserved: no call to grow).
-        if i == 0 {
-            values = Vec::with_capacity(meta.count as usize * width);
+    vals: &[Value],
+    data: &mut Vec<u8>,
+    base: usize,
+    at: &At<'_>,
+) -> Result<(), JsonError> {
+    let f = &p.fields[v.field];
+    let value = &vals[v.field];
+    let here = At::Key(at, &f.name);
+    let start = data.len();
+    let len = match (&f.kind, value) {
+        (Kind::String, Value::String(s)) => {
+            data.extend_from_slice(s.as_bytes());
+            s.len()
         }
-        decode_into(elem, r, &mut values)
-    });
-    store(p, v, place, read, |()| {
-        Value::Array(Array::Object(Records::of_plan(
-            width,
-            u32::from(meta.count),
-            elem.owning,
-            values,
-        )))
-    })
-}
-
-fn var_scalar(
-    _: &LevelPlan,
-    _: &VarRef,
-    _: Meta,
-    _: &mut Reader<'_>,
-    _: &mut MaybeUninit<Value>,
-) -> Result<(), DecodeError> {
-    unreachable!("a scalar has no metadata")
-}
-
-/// Decodes the values of the packet body.
-pub(super) fn decode_record(p: &LevelPlan, r: &mut Reader<'_>) -> Result<Vec<Value>, DecodeError> {
-    let mut out = Vec::with_capacity(p.fields.len());
-    decode_into(p, r, &mut out)?;
-    Ok(out)
+        (Kind::Bytes, Value::Bytes(b)) => {
+            data.extend_from_slice(b);
+            b.len()
+        }
+        (Kind::Strings, Value::Array(Array::String(items))) => {
+            data.resize(start + items.len() * ENTRY, 0);
+            for (i, s) in items.iter().enumerate() {
+                let at = data.len();
+                data.extend_from_slice(s.as_bytes());
+                set_entry(data, start + i * ENTRY, at, s.len());
+            }
+            items.len()
+        }
+        (Kind::Array(ty), Value::Array(a)) => {
+            macro_rules! write {
+                ($(($v:ident, $t:ty)),*) => {
+                    match (ty, a) {
+                        $((Scalar::$v, Array::$v(items)) => {
+                            let size = <$t as Fixed>::SIZE;
+                            data.resize(start + items.len() * size, 0);
+                            for (x, b) in items.iter().zip(data[start..].chunks_exact_mut(size)) {
+                                x.write(b);
+                            }
+                            items.len()
+                        })*
+                        _ => return Err(mismatch(&f.kind, value, &here)),
+                    }
+                };
+            }
+            for_scalars!(write)
+        }
+        (Kind::Objects(elem), Value::Array(Array::Object(items))) => {
+            data.resize(start + items.len() * elem.image, 0);
+            for (i, e) in items.iter().enumerate() {
+                build_level(elem, e, data, start + i * elem.image, &At::Index(&here, i))?;
+            }
+            items.len()
+        }
+        _ => return Err(mismatch(&f.kind, value, &here)),
+    };
+    if u32::try_from(data.len()).is_err() {
+        return Err(err(&here, "the record is larger than 4 GiB"));
+    }
+    set_entry(data, base + f.place, start, len);
+    Ok(())
 }
 
 /// The name of a value's type, for errors.
@@ -378,178 +442,96 @@ fn describe(v: &Value) -> String {
     }
 }
 
-/// Writes a scalar of type `ty` into the start of `b`; `false` if `v` is not of that type.
-#[inline]
-fn write_scalar(ty: Scalar, v: &Value, b: &mut [u8]) -> bool {
-    macro_rules! write {
-        ($(($v:ident, $t:ty)),*) => {
-            match (ty, v) {
-                $((Scalar::$v, Value::$v(x)) => x.write(b),)*
-                _ => return false,
-            }
+#[cfg(test)]
+mod tests {
+    use super::super::{Definition, ValueRef};
+    use crate::tera::wire::Options;
+
+    fn def(text: &str) -> Definition {
+        Definition::from_text("T_TEST.1.def", text, def_parser::Mode::Compatible).expect("compiles")
+    }
+
+    /// A scalar declared twice reads as its last declaration and is written into both, as the
+    /// reference does (`LAYOUT.md`); the image holds it in both places, whichever the packet
+    /// had in the first.
+    #[test]
+    fn a_scalar_declared_twice() {
+        let d = def("int32 a\nint32 a\n");
+        let packet = [12, 0, 0x34, 0x12, 1, 0, 0, 0, 2, 0, 0, 0];
+        let r = d.decode(&packet, Options::new()).expect("decodes");
+        assert_eq!(r.field("a"), Some(ValueRef::Int32(2)));
+        assert_eq!(r.to_json(), serde_json::json!({"a": 2}));
+        let again = d
+            .encode_record(&r, 0x1234, Options::new())
+            .expect("encodes");
+        assert_eq!(again, [12, 0, 0x34, 0x12, 2, 0, 0, 0, 2, 0, 0, 0]);
+        let built = d.record(&r.to_values()).expect("builds");
+        assert_eq!(built.data, r.data);
+    }
+
+    /// An image keeps values, not the packet's offsets: a string placed after a gap reads as the
+    /// same record, with the same image, as one placed right after the fixed fields, and both
+    /// write the packet without the gap (as the reference writes it).
+    #[test]
+    fn offsets_are_not_kept() {
+        let d = def("int32 x\nstring s\n");
+        let tight = [14, 0, 0x34, 0x12, 10, 0, 5, 0, 0, 0, 0x41, 0, 0, 0];
+        let gap = [
+            16, 0, 0x34, 0x12, 12, 0, 5, 0, 0, 0, 0xff, 0xff, 0x41, 0, 0, 0,
+        ];
+        let a = d.decode(&tight, Options::new()).expect("decodes");
+        let b = d.decode(&gap, Options::new()).expect("decodes");
+        assert_eq!(a.field("s"), Some(ValueRef::String("A")));
+        assert_eq!(a.field("x"), Some(ValueRef::Int32(5)));
+        assert_eq!(a.data, b.data);
+        let again = d
+            .encode_record(&b, 0x1234, Options::new())
+            .expect("encodes");
+        assert_eq!(again, tight);
+    }
+
+    /// Arrays of every kind, nested, read in place and written back from the image (the packet
+    /// made by the encoder from JSON, whose bytes the tera-vectors check elsewhere).
+    #[test]
+    fn arrays_in_place() {
+        let d = def(
+            "array<int16> xs\narray<string> names\nbytes raw\narray items\n- string n\n\
+             - array<int32> ids\n- int64 big\n",
+        );
+        let json = serde_json::json!({
+            "xs": [1, -2, 3],
+            "names": ["a", "", "ü€𝄞"],
+            "raw": "00ff10",
+            "items": [
+                {"n": "first", "ids": [7], "big": -1},
+                {"n": "", "ids": [], "big": 9_000_000_000_i64},
+            ],
+        });
+        let bytes = d
+            .encode(&json, 1, Options::new(), super::super::Missing::Error)
+            .expect("encodes");
+        let r = d.decode(&bytes, Options::new()).expect("decodes");
+        assert_eq!(r.to_json(), json);
+        let Some(ValueRef::Array(xs)) = r.field("xs") else {
+            panic!("an array")
         };
-    }
-    for_scalars!(write);
-    true
-}
-
-/// Writes the values of a level (one per field) at the writer's end.
-pub(super) fn encode_level(
-    p: &LevelPlan,
-    vals: &[Value],
-    w: &mut Writer,
-    at: &At<'_>,
-) -> Result<(), JsonError> {
-    if vals.len() != p.fields.len() {
-        return Err(err(
-            at,
-            format!(
-                "expected {} field values, got {}",
-                p.fields.len(),
-                vals.len()
-            ),
-        ));
-    }
-    let mut stack = [Slot(0); STACK_METAS];
-    let mut heap = Vec::new();
-    let slots: &mut [Slot] = if p.metas <= STACK_METAS {
-        &mut stack[..p.metas]
-    } else {
-        heap.resize(p.metas, Slot(0));
-        &mut heap
-    };
-    for op in &p.ops {
-        match op {
-            Op::Run(run) => {
-                let (start, b) = w.run_dyn(run.size);
-                for item in run.items.iter() {
-                    match *item {
-                        Item::Value {
-                            at: o, ty, field, ..
-                        } => {
-                            if !write_scalar(ty, &vals[field], &mut b[o..]) {
-                                let f = &p.fields[field];
-                                return Err(mismatch(&f.kind, &vals[field], &At::Key(at, &f.name)));
-                            }
-                        }
-                        Item::Meta { at: o, meta, .. } => slots[meta] = Slot(start + o),
-                    }
-                }
-            }
-            Op::Var(v) => encode_var(p, v, vals, slots[v.meta], w, at)?,
-            Op::Interleaved(vars) => interleaved(p, vars, vals, slots, w, at)?,
-        }
-    }
-    Ok(())
-}
-
-fn encode_var(
-    p: &LevelPlan,
-    v: &VarRef,
-    vals: &[Value],
-    slot: Slot,
-    w: &mut Writer,
-    at: &At<'_>,
-) -> Result<(), JsonError> {
-    let field = &p.fields[v.field];
-    let value = &vals[v.field];
-    let here = At::Key(at, &field.name);
-    match (&field.kind, value) {
-        (Kind::String, Value::String(s)) => w.string(slot, s),
-        (Kind::Bytes, Value::Bytes(b)) => w.bytes(slot, b),
-        (Kind::Strings, Value::Array(Array::String(items))) => w.array_of_strings(slot, items),
-        (Kind::Array(ty), Value::Array(a)) => {
-            macro_rules! write {
-                ($(($v:ident, $t:ty)),*) => {
-                    match (ty, a) {
-                        $((Scalar::$v, Array::$v(items)) => w.array_of(slot, items),)*
-                        _ => return Err(mismatch(&field.kind, value, &here)),
-                    }
-                };
-            }
-            for_scalars!(write)
-        }
-        (Kind::Objects(elem), Value::Array(Array::Object(items))) => {
-            let mut chain = Chain::new(slot);
-            for (i, e) in items.iter().enumerate() {
-                w.element(&mut chain);
-                encode_level(elem, e, w, &At::Index(&here, i))?;
-            }
-            w.end_chain(chain);
-        }
-        _ => return Err(mismatch(&field.kind, value, &here)),
-    }
-    Ok(())
-}
-
-/// Whether the elements `a` are of the kind of array `k`.
-fn array_fits(k: &Kind, a: &Array) -> bool {
-    macro_rules! fits {
-        ($(($v:ident, $t:ty)),*) => {
-            match (k, a) {
-                $((Kind::Array(Scalar::$v), Array::$v(_)))|* => true,
-                (Kind::Strings, Array::String(_)) => true,
-                (Kind::Objects(_), Array::Object(_)) => true,
-                _ => false,
-            }
+        assert_eq!(xs.len(), 3);
+        assert_eq!(xs.get(1), Some(ValueRef::Int16(-2)));
+        assert_eq!(xs.get(3), None);
+        let Some(ValueRef::Array(names)) = r.field("names") else {
+            panic!("an array")
         };
+        assert_eq!(names.get(2), Some(ValueRef::String("ü€𝄞")));
+        assert_eq!(r.field("raw"), Some(ValueRef::Bytes(&[0, 0xff, 0x10])));
+        let Some(ValueRef::Array(items)) = r.field("items") else {
+            panic!("an array")
+        };
+        let second = items.get(1).and_then(|e| e.element()).expect("an element");
+        assert_eq!(second.field("big"), Some(ValueRef::Int64(9_000_000_000)));
+        assert_eq!(second.field("n"), Some(ValueRef::String("")));
+        assert_eq!(
+            d.encode_record(&r, 1, Options::new()).expect("encodes"),
+            bytes
+        );
     }
-    for_scalars!(fits)
-}
-
-/// Arrays written element by element in turn: the first element of each, then the second...
-fn interleaved(
-    p: &LevelPlan,
-    vars: &[VarRef],
-    vals: &[Value],
-    slots: &[Slot],
-    w: &mut Writer,
-    at: &At<'_>,
-) -> Result<(), JsonError> {
-    let mut chains = Vec::with_capacity(vars.len());
-    for v in vars {
-        let field = &p.fields[v.field];
-        match &vals[v.field] {
-            Value::Array(a) if array_fits(&field.kind, a) => {
-                chains.push((field, a, Chain::new(slots[v.meta])))
-            }
-            other => return Err(mismatch(&field.kind, other, &At::Key(at, &field.name))),
-        }
-    }
-    let longest = chains.iter().map(|c| c.1.len()).max().unwrap_or(0);
-    for i in 0..longest {
-        for (field, a, chain) in chains.iter_mut() {
-            if i < a.len() {
-                w.element(chain);
-                let here = At::Key(at, &field.name);
-                element(&field.kind, a, i, w, &At::Index(&here, i))?;
-            }
-        }
-    }
-    for (_, _, chain) in chains {
-        w.end_chain(chain);
-    }
-    Ok(())
-}
-
-/// Writes the body of element `i` of `a`, whose kind [`array_fits`] the field's.
-fn element(k: &Kind, a: &Array, i: usize, w: &mut Writer, at: &At<'_>) -> Result<(), JsonError> {
-    match (k, a) {
-        (Kind::Objects(elem), Array::Object(items)) => {
-            encode_level(elem, items.get(i).expect("i < len"), w, at)?
-        }
-        (Kind::Strings, Array::String(items)) => w.string_element(&items[i]),
-        (_, a) => {
-            macro_rules! write {
-                ($(($v:ident, $t:ty)),*) => {
-                    match a {
-                        $(Array::$v(items) => w.put(&items[i]),)*
-                        Array::String(_) | Array::Object(_) => unreachable!("checked by array_fits"),
-                    }
-                };
-            }
-            for_scalars!(write)
-        }
-    }
-    Ok(())
 }

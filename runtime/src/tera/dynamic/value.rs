@@ -1,8 +1,11 @@
-//! The compact value of a decoded packet: a [`Record`] holds one [`Value`] per field of its
-//! level, in the order of [`Definition::fields`](super::Definition::fields); names are the
+//! Values of the dynamic codec in their owned, editable form: a [`Value`] per field of a level,
+//! in the order of [`Definition::fields`](super::Definition::fields); names are the
 //! definition's, not repeated in the value; scalars keep their exact wire value (the types of
 //! [`crate::tera::values`]), strings of up to 24 bytes are inline ([`TeraString`]), arrays of a
-//! fixed type are plain vectors, and the elements of an object-array lie in one vector.
+//! fixed type are plain vectors, and the elements of an object-array lie in one vector. A
+//! decoded packet is a [`Record`](super::Record), which gives them
+//! ([`Record::to_values`](super::Record::to_values)) and is built from them
+//! ([`Definition::record`](super::Definition::record)).
 
 use crate::tera::TeraString;
 
@@ -84,36 +87,14 @@ impl Array {
     }
 }
 
-/// The fields of one level (the packet body): one value per field.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Record(pub(super) Vec<Value>);
-
-impl Record {
-    /// A record of these field values (checked against the definition when encoded).
-    pub fn new(values: Vec<Value>) -> Self {
-        Record(values)
-    }
-    /// The field values.
-    pub fn values(&self) -> &[Value] {
-        &self.0
-    }
-    /// The field values, to change.
-    pub fn values_mut(&mut self) -> &mut [Value] {
-        &mut self.0
-    }
-    /// The field values, owned.
-    pub fn into_values(self) -> Vec<Value> {
-        self.0
-    }
-}
-
 /// The elements of an object-array: `width` field values each, one after the other in one
 /// allocation (one for the whole array rather than one per element).
 ///
 /// Dropping walks only the values that can own memory: every value of a column before the first
 /// that can (`owning`, kept beside the values) owns nothing, so only the columns from there on are
-/// dropped one by one and the rest is freed as it lies. Decoding takes that column from the plan
-/// (the first field that is not a scalar), [`Records::new`] finds it in the values; the values
+/// dropped one by one and the rest is freed as it lies. Values made from a plan (a record's
+/// `to_values`, JSON) take that column from it (the first field that is not a scalar),
+/// [`Records::new`] finds it in the values; the values
 /// cannot be changed afterwards, so it stays true. Decided over a flag for "no value owns
 /// memory" (which would help only arrays of scalars alone): the corpus puts its strings and
 /// arrays after the scalars, so an element of a hundred fields with a name at the end walks one.
