@@ -133,6 +133,16 @@ pub fn check_dynamic(def: &Definition, bytes: &[u8], opts: Options) {
         canonical(&back),
         "the record and its JSON encode differently"
     );
+    // Its values in their owned form make a record that writes the same packet.
+    let rebuilt = def
+        .record(&record.to_values())
+        .expect("a record's own values make a record");
+    assert_eq!(
+        def.encode_record(&rebuilt, op, opts)
+            .expect("encoded above"),
+        from_record,
+        "a record rebuilt from its values writes another packet"
+    );
     let canonical_record = def.decode(&again, opts).expect("decoded strictly above");
     assert_eq!(
         def.encode_record(&canonical_record, op, opts)
