@@ -654,7 +654,14 @@ impl<'a> Reader<'a> {
             if i == 0 {
                 v = Vec::with_capacity(count);
             }
-            v.push(T::read(body));
+            // The walk gives at most `count` elements, so there is room.
+            let slot = v
+                .spare_capacity_mut()
+                .first_mut()
+                .expect("room for `count` elements");
+            slot.write(T::read(body));
+            // SAFETY: the place of element `len` was just written.
+            unsafe { v.set_len(v.len() + 1) };
         })?;
         Ok(v)
     }

@@ -225,7 +225,7 @@ impl fmt::Debug for RecordRef<'_> {
 }
 
 /// A string's data, which only decoding (from UTF-16) and building (from a `&str`) write.
-fn text(b: &[u8]) -> &str {
+pub(super) fn text(b: &[u8]) -> &str {
     match std::str::from_utf8(b) {
         Ok(s) => s,
         Err(_) => unreachable!("a record's strings are written as UTF-8"),

@@ -7,7 +7,7 @@ use def_parser::ast::Scalar;
 use def_parser::layout::MetaKind;
 
 use super::plan::{Item, Kind, LevelPlan, Op, Run, VarRef};
-use super::record::{ENTRY, entry, set_entry};
+use super::record::{ENTRY, entry, set_entry, text};
 use super::value::{Array, Value, for_scalars};
 use super::{At, JsonError, err};
 use crate::tera::error::DecodeError;
@@ -242,14 +242,6 @@ fn write_element(kind: &Kind, data: &[u8], start: usize, i: usize, w: &mut Write
         }
         Kind::Objects(elem) => encode_level(elem, data, start + i * elem.image, w),
         Kind::Scalar(_) | Kind::String | Kind::Bytes => unreachable!("an array's kind"),
-    }
-}
-
-/// A string's data (see [`super::record`]).
-fn text(b: &[u8]) -> &str {
-    match std::str::from_utf8(b) {
-        Ok(s) => s,
-        Err(_) => unreachable!("a record's strings are written as UTF-8"),
     }
 }
 
