@@ -115,6 +115,9 @@ pub(super) struct Run {
     /// The metadata in the run, which decoding reads (and clears in the image: an image holds
     /// values, and a packet's offsets are not).
     pub meta_reads: Box<[MetaRead]>,
+    /// Where the run has a `bool`: decoding makes its byte 0 or 1 in the image (any byte other
+    /// than 0 reads as true, and true is written as 1).
+    pub bools: Box<[u32]>,
 }
 
 /// Metadata that decoding reads: its kind, its offset in the run and its slot.
@@ -204,6 +207,17 @@ impl LevelPlan {
                             Item::Value { .. } => None,
                         })
                         .collect();
+                    let bools = items
+                        .iter()
+                        .filter_map(|i| match *i {
+                            Item::Value {
+                                at,
+                                ty: Scalar::Bool,
+                                ..
+                            } => Some(at as u32),
+                            _ => None,
+                        })
+                        .collect();
                     let base = image;
                     image += run.size;
                     Op::Run(Run {
@@ -212,6 +226,7 @@ impl LevelPlan {
                         starts: run.fields.iter().map(|f| f.0).collect(),
                         items,
                         meta_reads,
+                        bools,
                     })
                 }
                 Step::Var(slot) => Op::Var(var(*slot, &meta_of)),

@@ -82,6 +82,9 @@ fn decode_level(
                     metas[m.meta as usize] = read_meta(m.kind, &b[at..]);
                     image[at..at + meta_size(m.kind)].fill(0);
                 }
+                for &at in run.bools.iter() {
+                    canonical_bool(&mut image[at as usize..]);
+                }
             }
             Op::Var(v) => read_var(p, v, metas[v.meta], r, data, base)?,
             Op::Interleaved(vars) => {
@@ -96,6 +99,14 @@ fn decode_level(
         data.copy_within(from..from + d.size as usize, base + d.to as usize);
     }
     Ok(())
+}
+
+/// Makes the `bool` at the start of `b` the byte it is written as: a record holds values, and
+/// any byte other than 0 is the value true, written as 1 (as the reference and generated code
+/// write it again).
+#[inline(always)]
+fn canonical_bool(b: &mut [u8]) {
+    bool::read(b).write(b)
 }
 
 /// The error of a run that does not fit, naming the first field cut off.
@@ -136,7 +147,12 @@ fn read_var(
         }),
         Kind::Array(ty) => r
             .fixed_elements(meta, ty.size(), |_, body| data.extend_from_slice(body))
-            .map(|()| count),
+            .map(|()| {
+                if *ty == Scalar::Bool {
+                    data[start..].chunks_exact_mut(1).for_each(canonical_bool);
+                }
+                count
+            }),
         Kind::Strings => r
             .string_elements(meta, |r, i, offset| {
                 if i == 0 {
@@ -457,6 +473,35 @@ mod tests {
             .encode_record(&r, 0x1234, Options::new())
             .expect("encodes");
         assert_eq!(again, [12, 0, 0x34, 0x12, 2, 0, 0, 0, 2, 0, 0, 0]);
+        let built = d.record(&r.to_values()).expect("builds");
+        assert_eq!(built.data, r.data);
+    }
+
+    /// A `bool` of any byte other than 0 reads as true and is written as 1, in a field and in an
+    /// `array<bool>`, as the reference and the generated code write it; the record equals one
+    /// built from its values, and so does what it writes.
+    #[test]
+    fn a_bool_is_written_as_0_or_1() {
+        let d = def("bool a\narray<bool> bs\nbool b\n");
+        // The count and offset of `bs`, a = 197, its two elements (here, next, value: 2, 0)
+        // inline, then b = 5.
+        let packet = [
+            20, 0, 0x34, 0x12, 2, 0, 9, 0, 197, 9, 0, 14, 0, 2, 14, 0, 0, 0, 0, 5,
+        ];
+        let r = d.decode(&packet, Options::new()).expect("decodes");
+        assert_eq!(
+            r.to_json(),
+            serde_json::json!({"a": true, "bs": [true, false], "b": true})
+        );
+        let again = d
+            .encode_record(&r, 0x1234, Options::new())
+            .expect("encodes");
+        assert_eq!(
+            again,
+            [
+                20, 0, 0x34, 0x12, 2, 0, 9, 0, 1, 9, 0, 14, 0, 1, 14, 0, 0, 0, 0, 1
+            ]
+        );
         let built = d.record(&r.to_values()).expect("builds");
         assert_eq!(built.data, r.data);
     }
