@@ -3,8 +3,8 @@
 //! [`RecordRef`], [`ValueRef`] and [`ArrayRef`].
 //!
 //! An image is the level's runs of fixed fields as they stand on the wire (scalars at their
-//! size, little-endian, so a run is copied in one piece), with its metadata cleared, followed
-//! by an 8-byte *entry* per variable field: the start of its data in the buffer and its length
+//! size, little-endian, so a run is copied in one piece), with its metadata cleared and each
+//! `bool` made 0 or 1 (a record holds values), followed by an 8-byte *entry* per variable field: the start of its data in the buffer and its length
 //! (`u32` each, little-endian). The data of a `string` is its UTF-8; of `bytes`, the bytes; of
 //! an `array<T>`, the elements in their wire form one after the other; of an `array<string>`,
 //! an entry per element, then the texts; of an object-array, the images of its elements one
