@@ -28,7 +28,7 @@ pub(super) struct LevelPlan {
     /// Bytes of all fixed runs.
     pub fixed_size: usize,
     /// Bytes of one image of the level in a record: its runs as on the wire, one after the
-    /// other, then an [entry](super::value) of 8 bytes per variable field (see
+    /// other, then an [entry](super::record) of 8 bytes per variable field (see
     /// [`Field::place`]).
     pub image: usize,
     /// The scalars declared twice: each other declaration's place in the image, set from the
