@@ -1,4 +1,4 @@
-//! Running a plan: a packet body read into a [`Record`]'s images, values built into them, and
+//! Running a plan: a packet body read into a [`Record`](super::Record)'s images, values built into them, and
 //! images written to a packet, through [`crate::tera::wire`]'s reader and writer (the metadata
 //! byte order, the element walk, the truncated-field search and string reading are theirs).
 //! The layout of an image is [`super::record`]'s.
