@@ -1,7 +1,7 @@
-//! Running a plan: a packet body read into a [`Record`](super::Record)'s images, values built into them, and
-//! images written to a packet, through [`crate::tera::wire`]'s reader and writer (the metadata
-//! byte order, the element walk, the truncated-field search and string reading are theirs).
-//! The layout of an image is [`super::record`]'s.
+//! Running a plan: a packet body read into a [`Record`](super::Record)'s images, values built
+//! into them, and images written to a packet, through [`crate::tera::wire`]'s reader and writer
+//! (the metadata byte order, the element walk, the truncated-field search and string reading are
+//! theirs). The layout of an image is [`super::record`]'s.
 
 use def_parser::ast::Scalar;
 use def_parser::layout::MetaKind;
