@@ -118,7 +118,7 @@ impl Definition {
 
     /// The place of the field with dotted name `name` in a record.
     pub fn field(&self, name: &str) -> Option<usize> {
-        self.plan.fields.iter().position(|f| &*f.name == name)
+        self.plan.field(name)
     }
 
     /// Decodes a whole packet (header included).

@@ -158,6 +158,11 @@ impl Item {
 }
 
 impl LevelPlan {
+    /// The number of the field with dotted name `name`.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| &*f.name == name)
+    }
+
     /// Compiles a resolved level.
     pub fn compile(level: &Level) -> LevelPlan {
         let mut fields = Vec::new();

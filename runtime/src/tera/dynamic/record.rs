@@ -177,7 +177,7 @@ impl<'r> RecordRef<'r> {
     }
     /// The value of the field with dotted name `name` (from this level).
     pub fn field(&self, name: &str) -> Option<ValueRef<'r>> {
-        let i = self.plan.fields.iter().position(|f| &*f.name == name)?;
+        let i = self.plan.field(name)?;
         self.get(i)
     }
     /// The fields' dotted names and values, in order.

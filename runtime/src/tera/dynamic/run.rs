@@ -16,14 +16,6 @@ use crate::tera::wire::{Chain, Fixed, Meta, Reader, Slot, Writer};
 /// Metadata slots kept on the stack up to this many per level (the corpus has at most 11).
 const STACK_METAS: usize = 16;
 
-/// Bytes of a metadata of `kind` on the wire.
-fn meta_size(kind: MetaKind) -> usize {
-    match kind {
-        MetaKind::Array | MetaKind::Bytes => 4,
-        MetaKind::String => 2,
-    }
-}
-
 /// The metadata of `kind` at the start of `b` (the rest of its run), in [`Meta`]'s byte order.
 #[inline]
 fn read_meta(kind: MetaKind, b: &[u8]) -> Meta {
@@ -80,7 +72,7 @@ fn decode_level(
                 for m in run.meta_reads.iter() {
                     let at = m.at as usize;
                     metas[m.meta as usize] = read_meta(m.kind, &b[at..]);
-                    image[at..at + meta_size(m.kind)].fill(0);
+                    image[at..at + m.kind.size()].fill(0);
                 }
                 for &at in run.bools.iter() {
                     canonical_bool(&mut image[at as usize..]);
