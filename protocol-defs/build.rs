@@ -62,6 +62,8 @@ fn main() {
     let dep = data.join("deprecated.json");
     o.deprecated = dep.is_file().then_some(dep);
     o.cargo_output = true;
+    // Every version (the non-current ones behind `history`): the tests read every vector.
+    o.versions = def_codegen::protocol::Versions::All;
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it"));
     // On a bad definition: each diagnostic as cargo's own error, with the line and a caret.
     def_codegen::protocol::generate(&o, &out).unwrap_or_else(|e| e.exit_build_script());

@@ -17,6 +17,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use def_parser::ast::DefName;
+use def_parser::layout::Layout;
 use def_parser::{Mode, Report};
 
 use crate::emit::{EmitOptions, Serde, generate};
@@ -31,7 +32,8 @@ pub struct Config {
     mode: Mode,
     include_file: String,
     cargo_output: bool,
-    padding: Vec<String>,
+    /// The padded messages ([`Config::padding_messages`]).
+    padding: Option<Vec<String>>,
 }
 
 impl Default for Config {
@@ -43,7 +45,7 @@ impl Default for Config {
             mode: Mode::Compatible,
             include_file: "_defs.rs".into(),
             cargo_output: true,
-            padding: Vec::new(),
+            padding: None,
         }
     }
 }
@@ -84,6 +86,8 @@ pub enum Error {
     /// An option holding Rust text is malformed: a runtime path that is not a path, an attribute
     /// that is not `#[...]` (see [`crate::EmitOptions::check`]).
     Option(String),
+    /// A protocol's message selection is malformed (a pattern that selects no message).
+    Selection(String),
     /// Generated code did not parse (a bug; please report it).
     Internal(String),
 }
@@ -121,6 +125,7 @@ impl fmt::Display for Error {
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
             Error::Map(m) => f.write_str(m),
             Error::Option(m) => write!(f, "def_codegen::Config: {m}"),
+            Error::Selection(m) => f.write_str(m),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }
@@ -182,7 +187,7 @@ fn shown_path(path: &str) -> String {
 
 /// Every diagnostic of `report` as cargo lines, each `FILE:LINE:COL: SEVERITY: MESSAGE` followed
 /// by the faulty line with its caret.
-fn cargo_report(report: &Report) -> Vec<String> {
+pub(crate) fn cargo_report(report: &Report) -> Vec<String> {
     let file = shown_path(&report.file);
     let mut lines = Vec::new();
     for d in &report.diagnostics {
@@ -287,13 +292,25 @@ impl Config {
         self
     }
 
-    /// Messages that carry 8 bytes of padding after the header in this protocol: their packet
-    /// types get `const PADDING: bool = true` (otherwise `false`).
+    /// Messages that carry 8 bytes of padding after the header in this protocol: their modules
+    /// get `const PADDING: bool = true` (otherwise `false`), and their types
+    /// `Packet::PADDING = Some(true)`: `decode`, `encode` and views read and write them with the
+    /// padding whatever the options passed in say. For the other messages the options decide
+    /// (without padding by default).
     pub fn padding_messages<S: Into<String>>(
         &mut self,
         names: impl IntoIterator<Item = S>,
     ) -> &mut Self {
-        self.padding.extend(names.into_iter().map(Into::into));
+        self.padding
+            .get_or_insert_with(Vec::new)
+            .extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// With [`Config::views`]: the `view` modules only with the feature `feature` of the crate
+    /// that includes the code (which must declare it).
+    pub fn views_feature(&mut self, feature: impl Into<String>) -> &mut Self {
+        self.emit.views_feature = Some(feature.into());
         self
     }
 
@@ -360,17 +377,25 @@ impl Config {
             def_parser::compile_str(file, text, self.mode).map_err(|r| Error::Defs(vec![r]))?;
         // The parser has read the file name already; a name it could not read is one of its
         // diagnostics, so this only falls back for definitions compiled from nameless text.
-        let padded = compiled
-            .layout
-            .name
-            .as_ref()
-            .is_some_and(|n| self.padding.contains(&n.name));
-        let mut code = generate(&compiled.layout, base, &self.emit)
-            .map_err(|e| Error::Internal(format!("{base}: {e}")))?;
+        let code = self.emit_layout(base, &compiled.layout)?;
+        Ok((code, compiled.warnings))
+    }
+
+    /// The code of one resolved definition (`base`: its file name), with its `PADDING`.
+    pub(crate) fn emit_layout(&self, base: &str, layout: &Layout) -> Result<String, Error> {
+        let padded = layout.name.as_ref().is_some_and(|n| {
+            self.padding
+                .as_ref()
+                .is_some_and(|list| list.contains(&n.name))
+        });
+        let mut emit = self.emit.clone();
+        emit.padding = padded.then_some(true);
+        let mut code =
+            generate(layout, base, &emit).map_err(|e| Error::Internal(format!("{base}: {e}")))?;
         code.push_str(&format!(
             "\n/// Whether this message carries 8 bytes of padding after the header in this protocol.\npub const PADDING: bool = {padded};\n"
         ));
-        Ok((code, compiled.warnings))
+        Ok(code)
     }
 
     /// The `.def` files of the inputs, sorted, and the folders read.
@@ -497,7 +522,10 @@ impl Config {
         if !reports.is_empty() {
             return Err(Error::Defs(reports));
         }
-        write_if_changed(&out.join(&self.include_file), &include_tree(&generated))?;
+        write_if_changed(
+            &out.join(&self.include_file),
+            &include_tree(generated.iter().map(|g| (g, None))),
+        )?;
         Ok(generated)
     }
 }
@@ -513,7 +541,7 @@ fn cargo_safe(line: &str) -> String {
 }
 
 /// `f` over `items` on all cores, results in order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len().max(1));
@@ -535,7 +563,7 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
 
 /// `OUTER::v14`, or `OUTER::v14_ps4` for a platform file, with `OUTER` the message's module from
 /// [`naming::module_names`] ([`Generated::module`] is the path a compile wrote).
-fn module_in(outer: &str, name: &DefName) -> String {
+pub(crate) fn module_in(outer: &str, name: &DefName) -> String {
     let v = match name.platform {
         Some(p) => format!("v{}_{}", name.version, p.as_str()),
         None => format!("v{}", name.version),
@@ -549,9 +577,11 @@ fn module_in(outer: &str, name: &DefName) -> String {
 /// and in a binary crate every generated type it does not use would otherwise warn, at a place in
 /// `OUT_DIR` the user cannot edit. Nothing else is allowed: other warnings in generated code are
 /// bugs (the option-matrix test builds it with `-D warnings` as a library and as a binary).
-fn include_tree(generated: &[Generated]) -> String {
-    let mut tree: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for g in generated {
+pub(crate) fn include_tree<'a>(
+    generated: impl IntoIterator<Item = (&'a Generated, Option<&'a str>)>,
+) -> String {
+    let mut tree: BTreeMap<String, Vec<(String, String, &str)>> = BTreeMap::new();
+    for (g, cfg) in generated {
         let (outer, inner) = g.module.split_once("::").expect("two levels");
         let file = g
             .file
@@ -559,17 +589,24 @@ fn include_tree(generated: &[Generated]) -> String {
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_string();
-        tree.entry(outer.to_string())
-            .or_default()
-            .push((inner.to_string(), file));
+        tree.entry(outer.to_string()).or_default().push((
+            inner.to_string(),
+            file,
+            cfg.unwrap_or(""),
+        ));
     }
     let mut s = String::from("// @generated by def-codegen; do not edit.\n");
     for (outer, inner) in tree {
         s.push_str(&format!(
             "/// Versions of `{outer}`.\n#[allow(dead_code)]\npub mod {outer} {{\n"
         ));
-        for (m, file) in inner {
-            s.push_str(&format!("    #[doc = \"Generated from one definition.\"]\n    pub mod {m} {{\n        include!(\"{file}\");\n    }}\n"));
+        for (m, file, cfg) in inner {
+            let cfg = if cfg.is_empty() {
+                String::new()
+            } else {
+                format!("    {cfg}\n")
+            };
+            s.push_str(&format!("    #[doc = \"Generated from one definition.\"]\n{cfg}    pub mod {m} {{\n        include!(\"{file}\");\n    }}\n"));
         }
         s.push_str("}\n");
     }

@@ -47,6 +47,12 @@ pub struct EmitOptions {
     /// decoder's value (for the fuzz target; [`crate::Config::view_checks`]).
     #[doc(hidden)]
     pub view_checks: bool,
+    /// With `views`: the `view` modules only with this feature of the crate that includes the
+    /// code (`#[cfg(feature = "NAME")]`).
+    pub views_feature: Option<String>,
+    /// The padding the protocol fixes for this message (the `Packet` impl's `PADDING`): `None`
+    /// when the code is generated without a protocol, and the caller's options decide.
+    pub padding: Option<bool>,
 }
 
 impl Default for EmitOptions {
@@ -60,6 +66,8 @@ impl Default for EmitOptions {
             comments: true,
             views: false,
             view_checks: false,
+            views_feature: None,
+            padding: None,
         }
     }
 }
@@ -222,60 +230,86 @@ fn slot_local(slot: usize) -> syn::Ident {
 }
 
 impl Gen<'_> {
-    fn serde_attr(&self) -> Option<TokenStream> {
-        let rt = &self.rt;
-        let krate = format!("{}::__private::serde", self.o.runtime);
-        let default = if self.o.serde_default {
-            quote!(, default)
-        } else {
-            quote!()
+    /// Serialize, Deserialize and the runtime's `Fields` for a struct, in the JSON form of the
+    /// tera-vectors: the `.def` names as keys, in declaration order; `float` as f64 and `bytes` as
+    /// hex (the runtime's `F64` and `Hex`). Written out instead of derived: the same form, and a
+    /// fraction of the compile time (the key lookup, duplicates and missing fields live once in
+    /// the runtime's `deserialize_struct`).
+    fn serde_impls(
+        &self,
+        name: &syn::Ident,
+        fields: &[(&Member, syn::Ident)],
+    ) -> Option<TokenStream> {
+        let cfg = match &self.o.serde {
+            Serde::Off => return None,
+            Serde::On => quote!(),
+            Serde::Feature(f) => quote!(#[cfg(feature = #f)]),
         };
-        let derive =
-            quote!(derive(#rt::__private::serde::Serialize, #rt::__private::serde::Deserialize));
-        let serde = quote!(serde(crate = #krate #default));
-        match &self.o.serde {
-            Serde::Off => None,
-            // Two attributes: `#[derive(..), serde(..)]` is not an attribute (only `cfg_attr` takes
-            // a list).
-            Serde::On => Some(quote!(#[#derive] #[#serde])),
-            Serde::Feature(f) => Some(quote!(#[cfg_attr(feature = #f, #derive, #serde)])),
-        }
-    }
-
-    /// `#[serde(..)]` with `inner` inside, or its `cfg_attr` form when serde is behind a feature:
-    /// every serde attribute goes through here, so none escapes the feature.
-    fn serde_field_attr(&self, inner: TokenStream) -> TokenStream {
-        match &self.o.serde {
-            Serde::Off => quote!(),
-            Serde::On => quote!(#[serde(#inner)]),
-            Serde::Feature(f) => quote!(#[cfg_attr(feature = #f, serde(#inner))]),
-        }
-    }
-
-    fn field_serde(&self, m: &Member, ident_text: &str) -> TokenStream {
-        if self.o.serde == Serde::Off {
-            return quote!();
-        }
-        let mut parts = Vec::new();
-        if ident_text.trim_start_matches("r#") != m.name {
-            let n = &m.name;
-            parts.push(quote!(rename = #n));
-        }
-        let with = match &m.kind {
-            MemberKind::Scalar(Scalar::Float) => Some("f32_as_f64"),
-            MemberKind::ArrayOf(ElemType::Scalar(Scalar::Float)) => Some("vec_f32_as_f64"),
-            MemberKind::Bytes => Some("bytes_hex"),
+        let rt = &self.rt;
+        let p = quote!(#rt::__private);
+        let name_str = name.to_string();
+        let keys: Vec<&str> = fields.iter().map(|(m, _)| m.name.as_str()).collect();
+        let wrapper = |m: &Member| match &m.kind {
+            MemberKind::Scalar(Scalar::Float)
+            | MemberKind::ArrayOf(ElemType::Scalar(Scalar::Float)) => Some(quote!(#p::F64)),
+            MemberKind::Bytes => Some(quote!(#p::Hex)),
             _ => None,
         };
-        if let Some(w) = with {
-            let p = format!("{}::__private::{w}", self.o.runtime);
-            parts.push(quote!(with = #p));
-        }
-        if parts.is_empty() {
-            quote!()
-        } else {
-            self.serde_field_attr(quote!(#(#parts),*))
-        }
+        let puts = fields.iter().map(|(m, id)| {
+            let key = &m.name;
+            match wrapper(m) {
+                Some(w) => quote!(__st.serialize_field(#key, &#w(&self.#id))?;),
+                None => quote!(__st.serialize_field(#key, &self.#id)?;),
+            }
+        });
+        let arms = fields.iter().enumerate().map(|(i, (m, id))| {
+            let i = Literal::usize_unsuffixed(i);
+            match wrapper(m) {
+                Some(w) => quote!(#i => self.#id = __src.value::<#w<_>>()?.0,),
+                None => quote!(#i => self.#id = __src.value()?,),
+            }
+        });
+        let body = match fields {
+            [] => quote!(let _ = (__i, __src);),
+            [(m, id)] => {
+                let read = match wrapper(m) {
+                    Some(w) => quote!(__src.value::<#w<_>>()?.0),
+                    None => quote!(__src.value()?),
+                };
+                quote!(if __i == 0 { self.#id = #read; })
+            }
+            _ => quote!(match __i { #(#arms)* _ => {} }),
+        };
+        let n = Literal::usize_unsuffixed(fields.len());
+        let default = self.o.serde_default;
+        Some(quote! {
+            #cfg
+            impl #p::serde::Serialize for #name {
+                fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    use #p::serde::ser::SerializeStruct as _;
+                    #[allow(unused_mut)]
+                    let mut __st = __s.serialize_struct(#name_str, #n)?;
+                    #(#puts)*
+                    __st.end()
+                }
+            }
+            #cfg
+            impl<'de> #p::serde::Deserialize<'de> for #name {
+                fn deserialize<__D: #p::serde::Deserializer<'de>>(__d: __D) -> ::core::result::Result<Self, __D::Error> {
+                    #p::deserialize_struct(__d)
+                }
+            }
+            #cfg
+            impl #p::Fields for #name {
+                const NAME: &'static str = #name_str;
+                const FIELDS: &'static [&'static str] = &[#(#keys),*];
+                const DEFAULT: bool = #default;
+                fn field<'de, __S: #p::Source<'de>>(&mut self, __i: usize, __src: &mut __S) -> ::core::result::Result<(), __S::Error> {
+                    #body
+                    ::core::result::Result::Ok(())
+                }
+            }
+        })
     }
 
     /// Declares the struct for `members` (a level or an object) and the types of its members;
@@ -289,6 +323,7 @@ impl Gen<'_> {
     ) {
         let rt = self.rt.clone();
         let mut fields = Vec::new();
+        let mut serde_fields = Vec::new();
         for (m, f) in members.iter().zip(&names.fields) {
             let id = &f.ident;
             let sub_path = format!("{def_path}.{}", m.name);
@@ -341,27 +376,27 @@ impl Gen<'_> {
                 docs.push(" Declared more than once: decoding keeps the last value, encoding writes this value into every place (as the reference does).".into());
             }
             let id = ident(id);
-            let serde = self.field_serde(m, &id.to_string());
             let extra = attrs(&self.o.field_attributes, &sub_path);
             fields.push(quote! {
                 #(#[doc = #docs])*
-                #serde
                 #(#extra)*
                 pub #id: #fty,
             });
+            serde_fields.push((m, id));
         }
         let name = format_ident!("{}", names.ty);
-        let serde = self.serde_attr();
         let extra = attrs(&self.o.type_attributes, def_path);
         self.items.push(quote! {
             #(#[doc = #doc])*
             #[derive(Debug, Clone, PartialEq, Default)]
-            #serde
             #(#extra)*
             pub struct #name {
                 #(#fields)*
             }
         });
+        if let Some(impls) = self.serde_impls(&name, &serde_fields) {
+            self.items.push(impls);
+        }
     }
 
     fn level(
@@ -824,9 +859,11 @@ impl Gen<'_> {
                 quote! {
                     /// A view of a whole packet: checks its header (in strict mode, that the
                     /// header's length is the packet's) and that the fixed fields fit; every
-                    /// other field is checked when it is read.
+                    /// other field is checked when it is read. The padding is the protocol's
+                    /// when it fixes one for this message (`Packet::PADDING`), else `opts`'.
                     pub fn new(bytes: &'a [u8], opts: #rt::Options) -> #res<Self, #err> {
-                        #v::At::root(bytes, opts, #prefix_lit).map(#name)
+                        #v::At::root(bytes, <#owned as #rt::Packet>::options(opts), #prefix_lit)
+                            .map(#name)
                     }
                 },
                 quote! {
@@ -851,7 +888,8 @@ impl Gen<'_> {
             quote! {
                 /// A view of a whole packet that changes fixed fields in place, checked as by `new`.
                 pub fn new_mut(bytes: &'a mut [u8], opts: #rt::Options) -> #res<Self, #err> {
-                    #v::At::root_mut(bytes, opts, #prefix_lit).map(#name)
+                    #v::At::root_mut(bytes, <#owned as #rt::Packet>::options(opts), #prefix_lit)
+                        .map(#name)
                 }
             }
         } else {
@@ -964,6 +1002,9 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
     let name = format_ident!("{}", names.ty);
     let version_lit = Literal::u32_unsuffixed(version);
     let items = g.items;
+    let padding = o.padding.map(
+        |p| quote!(const PADDING: ::core::option::Option<bool> = ::core::option::Option::Some(#p);),
+    );
     let views = if o.views {
         let v = g.view_items;
         let doc = format!(
@@ -971,8 +1012,13 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
              from the packet's bytes, on demand (`def_runtime::tera::view`).",
             doc_span(&pname)
         );
+        let cfg = o
+            .views_feature
+            .as_ref()
+            .map(|f| quote!(#[cfg(feature = #f)]));
         quote! {
             #[doc = #doc]
+            #cfg
             pub mod view {
                 #(#v)*
             }
@@ -987,6 +1033,7 @@ pub fn emit(layout: &Layout, file_name: &str, o: &EmitOptions) -> Result<TokenSt
         impl #rt::Packet for #name {
             const NAME: &'static str = #pname;
             const VERSION: u32 = #version_lit;
+            #padding
         }
     })
 }

@@ -418,6 +418,12 @@ fn unsafe_in_comment(c: char) -> bool {
         || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
 }
 
+/// Whether `name` can be written as it is as a Rust identifier (not a keyword, not `_`, no
+/// leading digit): the opcode constants of a protocol crate are named so.
+pub(crate) fn is_plain_ident(name: &str) -> bool {
+    syn::parse_str::<syn::Ident>(name).is_ok()
+}
+
 /// User text made safe for a doc comment: control characters (CR, LF, NUL, ...), Unicode
 /// bidirectional controls and line separators are written as `\u{..}` escapes, and text longer
 /// than [`DOC_TEXT_MAX`] characters is cut with an ellipsis.

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use def_parser::ast::{PatchRange, Platform};
+use def_parser::ast::{DefName, PatchRange, Platform};
 
 use crate::config::{Config, Error, Generated};
 use crate::naming;
@@ -33,12 +33,22 @@ pub struct ProtocolOptions {
     pub runtime: String,
     /// Print `cargo:` lines (from a build script).
     pub cargo_output: bool,
-    /// Zero-copy view types for every definition ([`Config::views`]; default on).
+    /// Zero-copy view types for every definition ([`Config::views`]; default on), behind the
+    /// crate's `views` feature.
     pub views: bool,
+    /// serde in the tera-vectors JSON form and JSON entry points (default on), behind the crate's
+    /// `serde` feature.
+    pub serde: bool,
+    /// The messages to generate: names, or patterns with `*` for any run of characters
+    /// (`S_PARTY_*`); empty for every message. A pattern that selects no message is an error.
+    pub messages: Vec<String>,
+    /// Which versions of them ([`Versions::Current`] by default).
+    pub versions: Versions,
 }
 
 impl ProtocolOptions {
-    /// Options with the defaults: no deprecations, the newest patch, `pc`, no padding.
+    /// Options with the defaults: no deprecations, the newest patch, `pc`, no padding, every
+    /// message in its current version, views and serde.
     pub fn new(defs: impl Into<PathBuf>, map: impl Into<PathBuf>) -> Self {
         ProtocolOptions {
             defs: defs.into(),
@@ -50,7 +60,32 @@ impl ProtocolOptions {
             runtime: "::def_runtime".into(),
             cargo_output: false,
             views: true,
+            serde: true,
+            messages: Vec::new(),
+            versions: Versions::Current,
         }
+    }
+
+    /// What is selected, as the generated crate's `SELECTION` constant and README say it:
+    /// `messages: S_CHAT, S_PARTY_*; versions: current; views; serde`.
+    pub fn selection(&self) -> String {
+        let messages = if self.messages.is_empty() {
+            "*".to_string()
+        } else {
+            self.messages
+                .iter()
+                .map(|m| naming::doc_text(m))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut s = format!("messages: {messages}; versions: {}", self.versions.as_str());
+        if self.views {
+            s.push_str("; views");
+        }
+        if self.serde {
+            s.push_str("; serde");
+        }
+        s
     }
 }
 
@@ -85,8 +120,48 @@ fn read_deprecated(
         .map_err(|m| Error::Map(format!("{}:{m}", path.display())))
 }
 
-/// Generates the protocol's code into `out` (created if needed).
+/// Generates the protocol's code into `out` (created if needed): `protocol.rs`, which includes
+/// `defs/_defs.rs` and one file per generated definition.
+///
+/// In order: [`read_inputs`] reads the map, the definitions folder and `deprecated.json`;
+/// every definition is resolved; [`select`] chooses each message's current version and what the
+/// options ask to generate; the chosen definitions are emitted; [`Tables`] writes the data of the
+/// crate (opcode map, version table, opcode constants, the `Packet` enum and its views).
 pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
+    let inputs = read_inputs(o)?;
+    let resolved = resolve_all(&inputs)?;
+    let selection = select(o, &inputs, &resolved)?;
+    let definitions = emit_definitions(o, &inputs, &resolved, &selection, &out.join("defs"))?;
+    let tables = Tables::new(o, &inputs, &resolved, &selection, &definitions);
+    let code = tables.render();
+    crate::config::write_if_changed(&out.join("protocol.rs"), &code)?;
+    let code_bytes = code.len()
+        + definitions
+            .iter()
+            .filter_map(|d| std::fs::metadata(&d.generated.file).ok())
+            .map(|m| m.len() as usize)
+            .sum::<usize>();
+    Ok(Protocol {
+        version: inputs.version,
+        definitions: definitions.len(),
+        messages: tables.variants.len(),
+        code_bytes,
+    })
+}
+
+/// What [`generate`] reads before compiling anything.
+struct Inputs {
+    /// The protocol version, from the map's file name.
+    version: u32,
+    /// Message name to opcode.
+    map: BTreeMap<String, u16>,
+    /// For each name and version, the file that applies on the platform.
+    files: BTreeMap<(String, u32), PathBuf>,
+    /// `deprecated.json`'s entries.
+    deprecated: BTreeMap<(String, u32), def_parser::protocol::Deprecation>,
+}
+
+fn read_inputs(o: &ProtocolOptions) -> Result<Inputs, Error> {
     let version = o
         .map
         .file_name()
@@ -102,519 +177,753 @@ pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     let map = read_map(&o.map)?;
     if o.cargo_output {
         crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.map.display()));
+        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.defs.display()));
         if let Some(d) = &o.deprecated {
             crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", d.display()));
         }
     }
-    // Platform files override plain ones: compile only the files that apply.
+    // Platform files override plain ones: only the files that apply are read.
     let def_parser::protocol::DefinitionFiles { files, known } =
         def_parser::protocol::scan_definitions(&o.defs, o.platform).map_err(|e| match e {
             def_parser::protocol::ScanError::Io(p, e) => Error::Io(p, e),
             def_parser::protocol::ScanError::FileName(p) => Error::FileName(p),
         })?;
-    let dep = match &o.deprecated {
+    let deprecated = match &o.deprecated {
         Some(p) => read_deprecated(p, &known)?,
         None => BTreeMap::new(),
     };
-    let defs_out = out.join("defs");
-    let mut config = Config::new();
-    config
-        .inputs(files.values().cloned())
-        .out_dir(&defs_out)
-        .serde_feature("serde")
-        .runtime_path(&o.runtime)
-        .views(o.views)
-        .cargo_output(o.cargo_output);
-    if o.cargo_output {
-        crate::config::print_cargo(&format!("cargo:rerun-if-changed={}", o.defs.display()));
-    }
-    // Padding is per opcode; give each padded message's types PADDING = true.
-    let padded: Vec<String> = map
-        .iter()
-        .filter(|(_, c)| o.padding_opcodes.contains(c))
-        .map(|(n, _)| n.clone())
-        .collect();
-    config.padding_messages(padded);
-    let generated = config.compile()?;
-
-    // Patch ranges of each version, for the status table.
-    let mut ranges = BTreeMap::new();
-    for g in &generated {
-        let text = crate::input::read_text(&g.source)?;
-        let parsed = def_parser::parse("x.1.def", &text, def_parser::Mode::Compatible);
-        ranges.insert(
-            (g.name.name.clone(), g.name.version),
-            parsed.file.and_then(|f| f.patch_range),
-        );
-    }
-    let mut by_name: BTreeMap<&str, Vec<&Generated>> = BTreeMap::new();
-    for g in &generated {
-        by_name.entry(&g.name.name).or_default().push(g);
-    }
-
-    let rt = &o.runtime;
-    let mut s = String::new();
-    let patch_doc = o
-        .patch
-        .map_or("the newest patch the definitions know".to_string(), |p| {
-            format!("patch {p}")
-        });
-    writeln!(
-        s,
-        "// @generated by def-codegen (protocol {version}); do not edit."
-    )
-    .ok();
-    writeln!(s, "include!(\"defs/_defs.rs\");\n").ok();
-    writeln!(s, "/// The protocol version this crate speaks (the opcode map's number).\npub const PROTOCOL_VERSION: u32 = {version};").ok();
-    writeln!(s, "/// The patch the current versions were chosen for (`None`: {patch_doc}).\npub const PATCH: ::core::option::Option<u32> = {};", o.patch.map_or("::core::option::Option::None".into(), |p| format!("::core::option::Option::Some({p})"))).ok();
-    writeln!(
-        s,
-        "/// Message name to opcode, sorted by name.\npub static OPCODES: &[(&str, u16)] = &["
-    )
-    .ok();
-    for (n, c) in &map {
-        writeln!(s, "    ({n:?}, {c}),").ok();
-    }
-    writeln!(s, "];").ok();
-    let mut by_code: Vec<(u16, &str)> = map.iter().map(|(n, c)| (*c, n.as_str())).collect();
-    by_code.sort();
-    writeln!(
-        s,
-        "/// Opcode to message name, sorted by opcode.\npub static NAMES: &[(u16, &str)] = &["
-    )
-    .ok();
-    for (c, n) in &by_code {
-        writeln!(s, "    ({c}, {n:?}),").ok();
-    }
-    writeln!(s, "];").ok();
-    writeln!(s, "/// Opcodes whose packets carry 8 bytes of padding after the header.\npub static PADDING_OPCODES: &[u16] = &{:?};", {
-        let mut p = o.padding_opcodes.clone();
-        p.sort();
-        p
-    }).ok();
-    s.push_str(
-        r#"
-/// The opcode of a message name.
-pub fn opcode_of(name: &str) -> ::core::option::Option<u16> {
-    OPCODES.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| OPCODES[i].1)
-}
-
-/// The message name of an opcode.
-pub fn name_of(opcode: u16) -> ::core::option::Option<&'static str> {
-    NAMES.binary_search_by(|(c, _)| c.cmp(&opcode)).ok().map(|i| NAMES[i].1)
-}
-
-/// Whether packets with this opcode carry padding.
-pub fn has_padding(opcode: u16) -> bool {
-    PADDING_OPCODES.binary_search(&opcode).is_ok()
-}
-
-/// One version of a message, and whether it is usable at [`PATCH`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VersionStatus {
-    /// The message name.
-    pub name: &'static str,
-    /// The definition version.
-    pub version: u32,
-    /// The `.def` file.
-    pub file: &'static str,
-    /// Whether this is the current version.
-    pub current: bool,
-    /// Whether packets of this version can be read at this patch.
-    pub readable: bool,
-    /// Whether packets of this version should be written at this patch.
-    pub writable: bool,
-    /// Why it is not current, when it is not.
-    pub reason: ::core::option::Option<&'static str>,
-    /// The patch range of its header comment.
-    pub patches: ::core::option::Option<&'static str>,
-}
-
-/// Every definition version, sorted by name and version.
-pub static VERSIONS: &[VersionStatus] = &[
-"#,
-    );
-    let mut variants = Vec::new();
-    // Variant names for every message with a definition (naming::variant_names).
-    let variant_names = naming::variant_names(by_name.keys().copied());
-    for (name, gens) in &by_name {
-        let versions: Vec<(u32, Option<PatchRange>)> = gens
-            .iter()
-            .map(|g| {
-                let key = (g.name.name.clone(), g.name.version);
-                (g.name.version, ranges.get(&key).cloned().flatten())
-            })
-            .collect();
-        let (current, st) = def_parser::protocol::choose(name, &versions, &dep, o.patch);
-        for (g, st) in gens.iter().zip(&st) {
-            let file = g
-                .source
-                .file_name()
-                .and_then(|f| f.to_str())
-                .unwrap_or_default();
-            let reason = st
-                .reason
-                .as_ref()
-                .map_or("::core::option::Option::None".into(), |r| {
-                    format!("::core::option::Option::Some({r:?})")
-                });
-            let patches = ranges
-                .get(&(g.name.name.clone(), g.name.version))
-                .cloned()
-                .flatten()
-                .map_or("::core::option::Option::None".into(), |r| {
-                    format!("::core::option::Option::Some({:?})", r.to_string())
-                });
-            writeln!(
-                s,
-                "    VersionStatus {{ name: {name:?}, version: {}, file: {file:?}, current: {}, readable: {}, writable: {}, reason: {reason}, patches: {patches} }},",
-                g.name.version,
-                Some(g.name.version) == current,
-                st.readable,
-                st.writable
-            )
-            .ok();
-        }
-        if let (Some(cur), Some(&code)) = (current, map.get(*name)) {
-            let g = gens
-                .iter()
-                .find(|g| g.name.version == cur)
-                .expect("current is one of them");
-            variants.push((
-                variant_names[*name].clone(),
-                format!("{}::{}", g.module, g.type_name),
-                name.to_string(),
-                code,
-                cur,
-            ));
-        }
-    }
-    s.push_str("];\n");
-    s.push_str(&format!(
-        r#"
-/// A packet whose opcode has no current definition in this protocol, kept byte for byte.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawPacket {{
-    /// The opcode of its header.
-    pub opcode: u16,
-    /// The message name, when the opcode map knows it.
-    pub name: ::core::option::Option<&'static str>,
-    /// The whole packet, header included.
-    pub bytes: {rt}::__private::Vec<u8>,
-}}
-
-/// Every current message of this protocol that has an opcode, decoded by opcode.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(clippy::large_enum_variant)]
-pub enum Packet {{
-"#
-    ));
-    for (v, ty, name, code, cur) in &variants {
-        writeln!(
-            s,
-            "    /// `{name}` (opcode {code}), version {cur}: [`{ty}`].\n    {v}({ty}),"
-        )
-        .ok();
-    }
-    s.push_str("    /// An opcode without a current definition; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
-    packet_impl(&mut s, rt, &variants);
-
-    // Every definition with JSON entry points (tools, tests).
-    s.push_str(&format!(
-        r#"
-/// One compiled definition, with JSON entry points for tools and tests.
-#[derive(Debug, Clone, Copy)]
-#[allow(clippy::type_complexity)] // the entry points' types, spelled out for the reader
-pub struct Definition {{
-    /// The `.def` file name.
-    pub file: &'static str,
-    /// The message name.
-    pub name: &'static str,
-    /// The definition version.
-    pub version: u32,
-    /// Decodes a packet of this definition, boxed.
-    pub decode: fn(&[u8], {rt}::Options) -> ::core::result::Result<{rt}::__private::Box<dyn {rt}::tera::DynPacket>, {rt}::DecodeError>,
-    /// Decodes a packet of this definition and drops it.
-    pub validate: fn(&[u8], {rt}::Options) -> ::core::result::Result<(), {rt}::DecodeError>,
-    /// Decodes a packet of this definition to the tera-vectors JSON form.
-    #[cfg(feature = "serde")]
-    pub decode_json: fn(&[u8], {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String>,
-    /// Encodes the tera-vectors JSON form to a packet with an opcode.
-    #[cfg(feature = "serde")]
-    pub encode_json: fn(&::serde_json::Value, u16, {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String>,
-}}
-
-/// The definition compiled from the file `file` (`S_LOGIN.14.def`).
-pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
-    DEFINITIONS.binary_search_by(|d| d.file.cmp(file)).ok().map(|i| &DEFINITIONS[i])
-}}
-
-/// Every definition compiled into this crate, sorted by file name.
-pub static DEFINITIONS: &[Definition] = &[
-"#
-    ));
-    let mut sorted: Vec<&Generated> = generated.iter().collect();
-    sorted.sort_by(|a, b| a.source.file_name().cmp(&b.source.file_name()));
-    for g in sorted {
-        let file = g
-            .source
-            .file_name()
-            .and_then(|f| f.to_str())
-            .unwrap_or_default();
-        let ty = format!("{}::{}", g.module, g.type_name);
-        writeln!(
-            s,
-            "    Definition {{ file: {file:?}, name: {:?}, version: {}, decode: {rt}::tera::decode_boxed::<{ty}>, validate: {rt}::tera::validate::<{ty}>, #[cfg(feature = \"serde\")] decode_json: json::decode::<{ty}>, #[cfg(feature = \"serde\")] encode_json: json::encode::<{ty}> }},",
-            g.name.name, g.name.version
-        )
-        .ok();
-    }
-    s.push_str("];\n");
-    // The JSON helpers only when some definition uses them (unused functions warn).
-    if !generated.is_empty() {
-        s.push_str(&format!(
-            r#"
-#[cfg(feature = "serde")]
-mod json {{
-    use {rt}::Packet;
-
-    pub fn decode<P: Packet + ::serde::Serialize>(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<::serde_json::Value, {rt}::__private::String> {{
-        let p = P::decode(bytes, opts).map_err(|e| e.to_string())?;
-        ::serde_json::to_value(&p).map_err(|e| e.to_string())
-    }}
-
-    pub fn encode<P: Packet + ::serde::de::DeserializeOwned>(v: &::serde_json::Value, opcode: u16, opts: {rt}::Options) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::__private::String> {{
-        let p: P = P::deserialize(v).map_err(|e| e.to_string())?;
-        p.encode(opcode, opts).map_err(|e| e.to_string())
-    }}
-
-    /// A message in the serde form of the `Packet` enum.
-    #[allow(dead_code)]
-    pub fn message<S: ::serde::Serializer, P: ::serde::Serialize>(s: S, name: &'static str, version: u32, data: &P) -> ::core::result::Result<S::Ok, S::Error> {{
-        use ::serde::ser::SerializeStruct as _;
-        let mut st = s.serialize_struct("Packet", 3)?;
-        st.serialize_field("name", name)?;
-        st.serialize_field("version", &version)?;
-        st.serialize_field("data", data)?;
-        st.end()
-    }}
-
-    /// The `data` of a message in the serde form of the `Packet` enum.
-    #[allow(dead_code)]
-    pub fn data<P: ::serde::de::DeserializeOwned>(name: &str, data: &::serde_json::Value) -> ::core::result::Result<P, {rt}::__private::String> {{
-        // Through `&Value`, as `encode` above: one instantiation per message, not two.
-        P::deserialize(data).map_err(|e| ::std::format!("{{name}}.data: {{e}}"))
-    }}
-}}
-"#
-        ));
-    }
-    // Written already formatted: this file is mostly tables, and parsing it back only to print it
-    // again took a fifth of the generation time.
-    let code = s;
-    crate::config::write_if_changed(&out.join("protocol.rs"), &code)?;
-    let code_bytes = code.len()
-        + generated
-            .iter()
-            .filter_map(|g| std::fs::metadata(&g.file).ok())
-            .map(|m| m.len() as usize)
-            .sum::<usize>();
-    Ok(Protocol {
+    Ok(Inputs {
         version,
-        definitions: generated.len(),
-        messages: variants.len(),
-        code_bytes,
+        map,
+        files,
+        deprecated,
     })
 }
 
-/// One variant of the `Packet` enum: its Rust name, type path, message name, opcode and version.
-type Variant = (String, String, String, u16, u32);
+/// One definition file, resolved (or the diagnostics that stopped it).
+struct Resolved {
+    name: DefName,
+    source: PathBuf,
+    result: Result<def_parser::Compiled, def_parser::Report>,
+}
 
-/// The `impl Packet` block (decode, encode, opcode, name, version) and, behind the `serde`
-/// feature, its Serialize/Deserialize.
-///
-/// Decisions written into the generated docs: `decode` takes exactly one packet (fewer than 4
-/// bytes, or a header length other than the slice's, is an error in every mode, for typed and raw
-/// packets alike); the padding of the caller's options is replaced by the per-opcode rule
-/// (`has_padding`); the JSON form is `{"name", "version", "data"}` for a typed packet and
-/// `{"opcode", "name", "bytes"}` for a raw one.
-fn packet_impl(s: &mut String, rt: &str, variants: &[Variant]) {
-    // Without variants a match with only the `_` arm trips clippy's match_single_binding, and the
-    // options would be unused.
-    let empty = variants.is_empty();
-    s.push_str(&format!(
-        r#"impl Packet {{
+/// Resolves every definition that applies (in parallel): the patch ranges of all versions are
+/// needed to choose the current ones, whatever is generated.
+fn resolve_all(inputs: &Inputs) -> Result<Vec<Resolved>, Error> {
+    let files: Vec<&PathBuf> = inputs.files.values().collect();
+    let results = crate::config::parallel_map(&files, |path| -> Result<Resolved, Error> {
+        let base = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let name = DefName::parse(base).ok_or_else(|| Error::FileName(path.to_path_buf()))?;
+        let text = crate::input::read_text(path)?;
+        let result = def_parser::compile_str(
+            &path.display().to_string(),
+            &text,
+            def_parser::Mode::Compatible,
+        );
+        Ok(Resolved {
+            name,
+            source: path.to_path_buf(),
+            result,
+        })
+    });
+    results.into_iter().collect()
+}
+
+/// Which versions of the selected messages a generated crate holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Versions {
+    /// The current version of each message that has an opcode: the messages of the `Packet`
+    /// enum. The default.
+    #[default]
+    Current,
+    /// Every version readable at the patch (the current one, and those `deprecated.json` keeps
+    /// readable), the older ones behind the crate's `history` feature.
+    Readable,
+    /// Every version, the non-current ones behind the crate's `history` feature.
+    All,
+}
+
+impl Versions {
+    /// The name `defc gen --versions` takes (`current`, `readable`, `all`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Versions::Current => "current",
+            Versions::Readable => "readable",
+            Versions::All => "all",
+        }
+    }
+
+    /// The value of a name [`Versions::as_str`] gives.
+    pub fn parse(s: &str) -> Option<Self> {
+        [Versions::Current, Versions::Readable, Versions::All]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
+}
+
+/// Whether message `name` matches `pattern`: the name itself, or a pattern with `*` standing for
+/// any run of characters (`S_PARTY_*`, `*_CHAT`, `*`). Linear in both lengths.
+pub fn matches_pattern(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    // The classic greedy match with one backtrack point: the last `*` seen.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && p[i] == b'*' {
+            star = Some((i, j));
+            i += 1;
+        } else if i < p.len() && p[i] == n[j] {
+            i += 1;
+            j += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == b'*')
+}
+
+/// One version of a message as the crate sees it.
+struct VersionPlan {
+    /// Index into the resolved definitions.
+    index: usize,
+    version: u32,
+    status: def_parser::protocol::Status,
+    current: bool,
+    /// Whether its code is written (behind `history` unless current).
+    generated: bool,
+}
+
+/// The versions of one message and its current version.
+struct MessagePlan {
+    versions: Vec<VersionPlan>,
+    current: Option<u32>,
+}
+
+/// What [`select`] chose: every message, with what is generated of it.
+struct Selection {
+    messages: BTreeMap<String, MessagePlan>,
+}
+
+/// Chooses the current version of every message and what to generate (the options' message
+/// patterns and [`Versions`]); a pattern that selects nothing is an error, as is a definition
+/// of a selected message that does not compile. Definitions of messages not selected are not
+/// reported.
+fn select(o: &ProtocolOptions, inputs: &Inputs, resolved: &[Resolved]) -> Result<Selection, Error> {
+    let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, r) in resolved.iter().enumerate() {
+        by_name.entry(&r.name.name).or_default().push(i);
+    }
+    for p in &o.messages {
+        if !by_name.keys().any(|n| matches_pattern(p, n)) {
+            return Err(Error::Selection(format!(
+                "`{}` selects no message of {}",
+                crate::naming::doc_text(p),
+                o.defs.display()
+            )));
+        }
+    }
+    let selected =
+        |name: &str| o.messages.is_empty() || o.messages.iter().any(|p| matches_pattern(p, name));
+    let mut reports = Vec::new();
+    let mut messages = BTreeMap::new();
+    for (name, indices) in by_name {
+        let chosen = selected(name);
+        let versions: Vec<(u32, Option<PatchRange>)> = indices
+            .iter()
+            .map(|&i| {
+                let r = &resolved[i];
+                let range = r.result.as_ref().ok().and_then(|c| c.layout.patch_range);
+                (r.name.version, range)
+            })
+            .collect();
+        let (current, statuses) =
+            def_parser::protocol::choose(name, &versions, &inputs.deprecated, o.patch);
+        let has_opcode = inputs.map.contains_key(name);
+        let mut plans = Vec::new();
+        for (&index, status) in indices.iter().zip(statuses) {
+            let version = resolved[index].name.version;
+            let is_current = Some(version) == current;
+            let generated = chosen
+                && match o.versions {
+                    Versions::Current => is_current && has_opcode,
+                    Versions::Readable => status.readable,
+                    Versions::All => true,
+                };
+            if generated && let Err(r) = &resolved[index].result {
+                reports.push(r.clone());
+            }
+            plans.push(VersionPlan {
+                index,
+                version,
+                status,
+                current: is_current,
+                generated,
+            });
+        }
+        messages.insert(
+            name.to_string(),
+            MessagePlan {
+                versions: plans,
+                current,
+            },
+        );
+    }
+    if !reports.is_empty() {
+        return Err(Error::Defs(reports));
+    }
+    Ok(Selection { messages })
+}
+
+/// A generated definition and where it stands in the crate.
+struct Emitted {
+    generated: Generated,
+    /// Behind the `history` feature (not the current version).
+    history: bool,
+}
+
+/// Emits the selected definitions into `dir` (in parallel) with the include file `_defs.rs`,
+/// whose modules of non-current versions are behind the `history` feature.
+fn emit_definitions(
+    o: &ProtocolOptions,
+    inputs: &Inputs,
+    resolved: &[Resolved],
+    selection: &Selection,
+    dir: &Path,
+) -> Result<Vec<Emitted>, Error> {
+    let mut config = Config::new();
+    config
+        .runtime_path(&o.runtime)
+        .views(o.views)
+        .views_feature("views")
+        .cargo_output(false);
+    if o.serde {
+        config.serde_feature("serde");
+    }
+    // Padding is per opcode: the protocol fixes it for every message.
+    config.padding_messages(
+        inputs
+            .map
+            .iter()
+            .filter(|(_, c)| o.padding_opcodes.contains(c))
+            .map(|(n, _)| n.clone()),
+    );
+    let modules = naming::module_names(selection.messages.keys().map(String::as_str));
+    let chosen: Vec<(&str, &VersionPlan)> = selection
+        .messages
+        .iter()
+        .flat_map(|(n, m)| m.versions.iter().map(move |v| (n.as_str(), v)))
+        .filter(|(_, v)| v.generated)
+        .collect();
+    let codes = crate::config::parallel_map(&chosen, |(_, v)| {
+        let r = &resolved[v.index];
+        let compiled = r.result.as_ref().expect("select refused the failures");
+        let base = r
+            .source
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        config.emit_layout(base, &compiled.layout)
+    });
+    let mut emitted = Vec::with_capacity(chosen.len());
+    for ((name, v), code) in chosen.iter().zip(codes) {
+        let r = &resolved[v.index];
+        if o.cargo_output {
+            let compiled = r.result.as_ref().expect("select refused the failures");
+            for line in crate::config::cargo_report(&compiled.warnings) {
+                crate::config::print_cargo(&line);
+            }
+        }
+        let module = crate::config::module_in(&modules[*name], &r.name);
+        let file = dir.join(format!("{}.rs", module.replace("::", ".")));
+        crate::config::write_if_changed(&file, &code?)?;
+        emitted.push(Emitted {
+            generated: Generated {
+                name: r.name.clone(),
+                source: r.source.clone(),
+                module,
+                type_name: naming::type_name(name),
+                file,
+            },
+            history: !v.current,
+        });
+    }
+    let include = crate::config::include_tree(emitted.iter().map(|e| {
+        let cfg = e.history.then_some("#[cfg(feature = \"history\")]");
+        (&e.generated, cfg)
+    }));
+    crate::config::write_if_changed(&dir.join("_defs.rs"), &include)?;
+    Ok(emitted)
+}
+
+/// One variant of the `Packet` enum: a current message with an opcode.
+struct Variant {
+    /// The variant's name (`SLogin`).
+    ident: String,
+    /// The message type's path (`s_login::v14::SLogin`).
+    ty: String,
+    /// The definition's module (`s_login::v14`).
+    module: String,
+    /// The message type's name in it (`SLogin`).
+    type_name: String,
+    /// The message name (`S_LOGIN`).
+    name: String,
+    opcode: u16,
+    version: u32,
+}
+
+/// The data of a generated crate beside its definitions, and how it is written.
+struct Tables<'a> {
+    o: &'a ProtocolOptions,
+    version: u32,
+    map: &'a BTreeMap<String, u16>,
+    /// `VersionStatus` rows as Rust, sorted by name and version.
+    statuses: Vec<String>,
+    variants: Vec<Variant>,
+    /// `(file, type path, behind history)`, sorted by file name.
+    definitions: Vec<(String, String, bool)>,
+}
+
+/// `Some(x)` or `None` as Rust source.
+fn option_code(v: Option<String>) -> String {
+    v.map_or("::core::option::Option::None".into(), |x| {
+        format!("::core::option::Option::Some({x})")
+    })
+}
+
+impl<'a> Tables<'a> {
+    fn new(
+        o: &'a ProtocolOptions,
+        inputs: &'a Inputs,
+        resolved: &[Resolved],
+        selection: &Selection,
+        emitted: &[Emitted],
+    ) -> Self {
+        let by_key: BTreeMap<(&str, u32), &Emitted> = emitted
+            .iter()
+            .map(|e| {
+                (
+                    (e.generated.name.name.as_str(), e.generated.name.version),
+                    e,
+                )
+            })
+            .collect();
+        let variant_names = naming::variant_names(selection.messages.keys().map(String::as_str));
+        let mut statuses = Vec::new();
+        let mut variants = Vec::new();
+        for (name, m) in &selection.messages {
+            for v in &m.versions {
+                let r = &resolved[v.index];
+                let file = r
+                    .source
+                    .file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or_default();
+                let patches = r
+                    .result
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| c.layout.patch_range.as_ref())
+                    .map(|p| format!("{:?}", p.to_string()));
+                let reason = v.status.reason.as_ref().map(|r| format!("{r:?}"));
+                statuses.push(format!(
+                    "    VersionStatus {{ name: {name:?}, version: {}, file: {file:?}, current: {}, readable: {}, writable: {}, reason: {}, patches: {}, generated: {} }},",
+                    v.version,
+                    v.current,
+                    v.status.readable,
+                    v.status.writable,
+                    option_code(reason),
+                    option_code(patches),
+                    v.generated,
+                ));
+            }
+            let current = m.current.and_then(|c| by_key.get(&(name.as_str(), c)));
+            if let (Some(e), Some(&opcode)) = (current, inputs.map.get(name)) {
+                let g = &e.generated;
+                variants.push(Variant {
+                    ident: variant_names[name.as_str()].clone(),
+                    ty: format!("{}::{}", g.module, g.type_name),
+                    module: g.module.clone(),
+                    type_name: g.type_name.clone(),
+                    name: name.clone(),
+                    opcode,
+                    version: g.name.version,
+                });
+            }
+        }
+        let mut definitions: Vec<(String, String, bool)> = emitted
+            .iter()
+            .map(|e| {
+                let g = &e.generated;
+                let file = g
+                    .source
+                    .file_name()
+                    .and_then(|f| f.to_str())
+                    .unwrap_or_default()
+                    .to_string();
+                (file, format!("{}::{}", g.module, g.type_name), e.history)
+            })
+            .collect();
+        definitions.sort();
+        Tables {
+            o,
+            version: inputs.version,
+            map: &inputs.map,
+            statuses,
+            variants,
+            definitions,
+        }
+    }
+
+    /// The whole `protocol.rs`: written already formatted (it is mostly tables, and parsing it
+    /// back only to print it again took a fifth of the generation time).
+    fn render(&self) -> String {
+        let mut s = String::new();
+        self.header(&mut s);
+        self.opcodes(&mut s);
+        self.versions(&mut s);
+        self.packet(&mut s);
+        if self.o.views {
+            self.packet_view(&mut s);
+        }
+        self.definitions(&mut s);
+        if self.o.serde {
+            self.packet_serde(&mut s);
+        }
+        s
+    }
+
+    fn header(&self, s: &mut String) {
+        let (o, rt, version) = (self.o, &self.o.runtime, self.version);
+        let patch_doc = o
+            .patch
+            .map_or("the newest patch the definitions know".to_string(), |p| {
+                format!("patch {p}")
+            });
+        let _ = writeln!(
+            s,
+            "// @generated by def-codegen (protocol {version}); do not edit."
+        );
+        let _ = writeln!(s, "include!(\"defs/_defs.rs\");\n");
+        let _ = writeln!(
+            s,
+            "pub use {rt}::tera::protocol::{{Definition, OpcodeMap, RawPacket, VersionStatus}};\n"
+        );
+        let _ = writeln!(
+            s,
+            "/// The protocol version this crate speaks (the opcode map's number).\npub const PROTOCOL_VERSION: u32 = {version};"
+        );
+        let _ = writeln!(
+            s,
+            "/// The patch the current versions were chosen for (`None`: {patch_doc}).\npub const PATCH: ::core::option::Option<u32> = {};",
+            option_code(o.patch.map(|p| p.to_string()))
+        );
+        let _ = writeln!(
+            s,
+            "/// What the generator was asked for: the messages (`*` for all), the versions\n/// (`current`, `readable` or `all`; versions other than the current ones are behind the\n/// `history` feature), and whether views (feature `views`) and serde (feature `serde`) were\n/// generated.\npub const SELECTION: &str = {:?};",
+            self.o.selection()
+        );
+    }
+
+    fn opcodes(&self, s: &mut String) {
+        let rt = &self.o.runtime;
+        let _ = writeln!(
+            s,
+            "\n/// The opcode map both ways, and the opcodes whose packets carry 8 bytes of padding.\npub static MAP: OpcodeMap = OpcodeMap::new(\n    &["
+        );
+        for (n, c) in self.map {
+            let _ = writeln!(s, "        ({n:?}, {c}),");
+        }
+        s.push_str("    ],\n    &[\n");
+        let mut by_code: Vec<(u16, &str)> =
+            self.map.iter().map(|(n, c)| (*c, n.as_str())).collect();
+        by_code.sort();
+        for (c, n) in &by_code {
+            let _ = writeln!(s, "        ({c}, {n:?}),");
+        }
+        let mut padded = self.o.padding_opcodes.clone();
+        padded.sort();
+        padded.dedup();
+        let _ = writeln!(s, "    ],\n    &{padded:?},\n);");
+        let _ = writeln!(
+            s,
+            r#"
+/// The opcode of a message name ([`MAP`]; the constants of [`opcodes`] spell the same without a
+/// lookup).
+pub fn opcode_of(name: &str) -> ::core::option::Option<u16> {{
+    MAP.opcode(name)
+}}
+
+/// The message name of an opcode.
+pub fn name_of(opcode: u16) -> ::core::option::Option<&'static str> {{
+    MAP.name(opcode)
+}}
+
+/// Whether packets with this opcode carry 8 bytes of padding after the header.
+pub fn has_padding(opcode: u16) -> bool {{
+    MAP.has_padding(opcode)
+}}
+
+/// The opcode of every message of the map, by its name: `opcodes::S_LOGIN`.
+#[allow(non_upper_case_globals)]
+pub mod opcodes {{"#
+        );
+        let _ = rt;
+        for (n, c) in self.map {
+            if naming::is_plain_ident(n) {
+                let _ = writeln!(s, "    /// `{n}`.\n    pub const {n}: u16 = {c};");
+            }
+        }
+        s.push_str("}\n");
+        for v in &self.variants {
+            if naming::is_plain_ident(&v.name) {
+                let _ = writeln!(
+                    s,
+                    "\nimpl {} {{\n    /// The opcode of `{}` in this protocol.\n    pub const OPCODE: u16 = opcodes::{};\n}}",
+                    v.ty, v.name, v.name
+                );
+            }
+        }
+    }
+
+    fn versions(&self, s: &mut String) {
+        s.push_str("\n/// Every definition version of the definitions folder, sorted by name and version, with\n/// whether this crate holds its code.\npub static VERSIONS: &[VersionStatus] = &[\n");
+        for row in &self.statuses {
+            s.push_str(row);
+            s.push('\n');
+        }
+        s.push_str("];\n");
+    }
+
+    fn packet(&self, s: &mut String) {
+        let rt = &self.o.runtime;
+        s.push_str(
+            "\n/// Every current message of this protocol that has an opcode, decoded by opcode.\n#[derive(Debug, Clone, PartialEq)]\n#[allow(clippy::large_enum_variant)]\npub enum Packet {\n",
+        );
+        for v in &self.variants {
+            let _ = writeln!(
+                s,
+                "    /// `{}` (opcode {}), version {}: [`{}`].\n    {}({}),",
+                v.name, v.opcode, v.version, v.ty, v.ident, v.ty
+            );
+        }
+        s.push_str("    /// An opcode without a current definition in this crate; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
+        let empty = self.variants.is_empty();
+        let _ = write!(
+            s,
+            r#"impl Packet {{
     /// Reads one whole packet, choosing the message by the opcode of its header. An unknown
-    /// opcode, or a message without a current definition, gives [`Packet::Raw`] with the bytes
-    /// unchanged.
+    /// opcode, or a message without a current definition in this crate, gives [`Packet::Raw`]
+    /// with the bytes unchanged.
     ///
     /// `bytes` must be exactly one packet: fewer than 4 bytes (no header) is an error
     /// (`Truncated` at offset 0), and so is a header length other than `bytes.len()`
     /// (`LengthMismatch` at offset 0, in every mode, raw packets included: a stream must be split
-    /// into packets first). `opts.strict` applies as for the message types; `opts.padding` is
-    /// replaced by the protocol's rule for the opcode ([`has_padding`]).
+    /// into packets first). `opts.strict` applies as for the message types; the padding is the
+    /// protocol's for the opcode ([`has_padding`]), whatever `opts.padding` says.
     pub fn decode(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<Self, {rt}::DecodeError> {{
         let opcode = {rt}::tera::whole_opcode(bytes)?;
 "#
-    ));
-    if empty {
-        s.push_str("        let _ = opts;\n        ::core::result::Result::Ok(Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }))\n    }\n\n");
-    } else {
-        s.push_str("        let opts = opts.padding(has_padding(opcode));\n        ::core::result::Result::Ok(match opcode {\n");
-        for (v, ty, _, code, _) in variants {
-            writeln!(
-                s,
-                "            {code} => Packet::{v}(<{ty} as {rt}::Packet>::decode(bytes, opts)?),"
-            )
-            .ok();
+        );
+        if empty {
+            s.push_str("        let _ = opts;\n");
+        } else {
+            s.push_str("        let opts = MAP.options(opcode, opts);\n        ::core::result::Result::Ok(match opcode {\n");
+            for v in &self.variants {
+                let _ = writeln!(
+                    s,
+                    "            {} => Packet::{}(<{} as {rt}::Packet>::decode(bytes, opts)?),",
+                    v.opcode, v.ident, v.ty
+                );
+            }
+            s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
         }
-        s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
-    }
-    let encode_opts = if empty {
-        String::new()
-    } else {
-        format!(
-            "        let opcode = self.opcode();\n        let opts = {rt}::Options::new().padding(has_padding(opcode));\n"
-        )
-    };
-    s.push_str(&format!("    /// Writes the packet with its opcode (a raw packet: its bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n{encode_opts}        match self {{\n"));
-    for (v, ty, _, _, _) in variants {
-        writeln!(
+        if empty {
+            s.push_str("        ::core::result::Result::Ok(Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }))\n    }\n\n");
+        }
+        let _ = write!(
             s,
-            "            Packet::{v}(p) => <{ty} as {rt}::Packet>::encode(p, opcode, opts),"
-        )
-        .ok();
+            "    /// Writes the packet with its opcode and the protocol's padding for it (a raw packet: its\n    /// bytes unchanged).\n    pub fn encode(&self) -> ::core::result::Result<{rt}::__private::Vec<u8>, {rt}::EncodeError> {{\n        match self {{\n"
+        );
+        for v in &self.variants {
+            let _ = writeln!(
+                s,
+                "            Packet::{}(p) => <{} as {rt}::Packet>::encode(p, {}, MAP.options({}, {rt}::Options::new())),",
+                v.ident, v.ty, v.opcode, v.opcode
+            );
+        }
+        s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
+        for v in &self.variants {
+            let _ = writeln!(s, "            Packet::{}(_) => {},", v.ident, v.opcode);
+        }
+        s.push_str("            Packet::Raw(r) => r.opcode,\n        }\n    }\n\n    /// The message name (`None` for a raw packet whose opcode the map does not know).\n    pub fn name(&self) -> ::core::option::Option<&'static str> {\n        match self {\n");
+        for v in &self.variants {
+            let _ = writeln!(
+                s,
+                "            Packet::{}(_) => ::core::option::Option::Some({:?}),",
+                v.ident, v.name
+            );
+        }
+        s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n\n    /// The definition version of the message (`S_LOGIN.14.def`: 14); `None` for a raw packet.\n    pub fn version(&self) -> ::core::option::Option<u32> {\n        match self {\n");
+        for v in &self.variants {
+            let _ = writeln!(
+                s,
+                "            Packet::{}(_) => ::core::option::Option::Some({}),",
+                v.ident, v.version
+            );
+        }
+        s.push_str(
+            "            Packet::Raw(_) => ::core::option::Option::None,\n        }\n    }\n",
+        );
+        if self.o.views {
+            let _ = write!(
+                s,
+                r#"
+    /// A zero-copy view of one whole packet, chosen by the opcode of its header, with the
+    /// protocol's padding for it: what [`Packet::decode`] checks first (a header whose length is
+    /// the packet's), then what the message's view checks (the fixed fields fit). An opcode
+    /// without a current definition gives [`PacketView::Raw`].
+    #[cfg(feature = "views")]
+    pub fn view(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<PacketView<'_>, {rt}::DecodeError> {{
+        let opcode = {rt}::tera::whole_opcode(bytes)?;
+"#
+            );
+            if empty {
+                s.push_str("        let _ = opts;\n        ::core::result::Result::Ok(PacketView::Raw(bytes))\n    }\n");
+            } else {
+                s.push_str("        ::core::result::Result::Ok(match opcode {\n");
+                for v in &self.variants {
+                    let _ = writeln!(
+                        s,
+                        "            {} => PacketView::{}({}::view::{}::new(bytes, opts)?),",
+                        v.opcode, v.ident, v.module, v.type_name
+                    );
+                }
+                s.push_str("            _ => PacketView::Raw(bytes),\n        })\n    }\n");
+            }
+        }
+        s.push_str("}\n");
     }
-    s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
-    for (v, _, _, code, _) in variants {
-        writeln!(s, "            Packet::{v}(_) => {code},").ok();
-    }
-    s.push_str("            Packet::Raw(r) => r.opcode,\n        }\n    }\n\n    /// The message name (`None` for a raw packet whose opcode the map does not know).\n    pub fn name(&self) -> ::core::option::Option<&'static str> {\n        match self {\n");
-    for (v, _, name, _, _) in variants {
-        writeln!(
-            s,
-            "            Packet::{v}(_) => ::core::option::Option::Some({name:?}),"
-        )
-        .ok();
-    }
-    s.push_str("            Packet::Raw(r) => r.name,\n        }\n    }\n\n    /// The definition version of the message (`S_LOGIN.14.def`: 14); `None` for a raw packet.\n    pub fn version(&self) -> ::core::option::Option<u32> {\n        match self {\n");
-    for (v, _, _, _, cur) in variants {
-        writeln!(
-            s,
-            "            Packet::{v}(_) => ::core::option::Option::Some({cur}),"
-        )
-        .ok();
-    }
-    s.push_str(
-        "            Packet::Raw(_) => ::core::option::Option::None,\n        }\n    }\n}\n",
-    );
 
-    // serde: hand-written (the generated crate's serde has no derive feature).
-    s.push_str(&format!(
-        r#"
-/// JSON form: `{{"opcode": 1234, "name": "S_X" or null, "bytes": "0c00d204..."}}` (the whole
-/// packet, header included, as lowercase hex).
-#[cfg(feature = "serde")]
-impl ::serde::Serialize for RawPacket {{
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
-        use ::serde::ser::SerializeStruct as _;
-        let mut st = s.serialize_struct("RawPacket", 3)?;
-        st.serialize_field("opcode", &self.opcode)?;
-        st.serialize_field("name", &self.name)?;
-        st.serialize_field("bytes", &{rt}::tera::json::to_hex(&self.bytes))?;
-        st.end()
-    }}
+    fn packet_view(&self, s: &mut String) {
+        s.push_str("\n/// A zero-copy view of a packet of this protocol ([`Packet::view`]).\n#[cfg(feature = \"views\")]\n#[derive(Debug, Clone, Copy)]\npub enum PacketView<'a> {\n");
+        for v in &self.variants {
+            let _ = writeln!(
+                s,
+                "    /// `{}` (opcode {}).\n    {}({}::view::{}<&'a [u8]>),",
+                v.name, v.opcode, v.ident, v.module, v.type_name
+            );
+        }
+        s.push_str("    /// An opcode without a current definition in this crate: the whole packet.\n    Raw(&'a [u8]),\n}\n");
+    }
+
+    fn definitions(&self, s: &mut String) {
+        let rt = &self.o.runtime;
+        let _ = write!(
+            s,
+            r#"
+/// The definition compiled from the file `file` (`S_LOGIN.14.def`), if this crate holds it.
+#[cfg(feature = "definitions")]
+pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
+    {rt}::tera::protocol::find_definition(DEFINITIONS, file)
 }}
 
+/// Every definition this crate holds, sorted by file name, with entry points for tools and tests
+/// that choose a definition at run time (feature `definitions`; with `serde`, JSON ones too).
+#[cfg(feature = "definitions")]
+pub static DEFINITIONS: &[Definition] = &[
+"#
+        );
+        let json = if self.o.serde { "with_json" } else { "of" };
+        for (file, ty, history) in &self.definitions {
+            let cfg = if *history {
+                "#[cfg(feature = \"history\")] "
+            } else {
+                ""
+            };
+            if self.o.serde {
+                let _ = writeln!(
+                    s,
+                    "    {cfg}#[cfg(feature = \"serde\")] Definition::{json}::<{ty}>({file:?}),\n    {cfg}#[cfg(not(feature = \"serde\"))] Definition::of::<{ty}>({file:?}),"
+                );
+            } else {
+                let _ = writeln!(s, "    {cfg}Definition::of::<{ty}>({file:?}),");
+            }
+        }
+        s.push_str("];\n");
+    }
+
+    fn packet_serde(&self, s: &mut String) {
+        let rt = &self.o.runtime;
+        let _ = write!(
+            s,
+            r#"
 /// JSON form: a message as `{{"name": "S_LOGIN", "version": 14, "data": {{...}}}}`, where `data`
 /// is the object TERA Toolbox gives its hooks (field names as in the `.def`, the tera-vectors
 /// form); a raw packet as [`RawPacket`]'s form. Deserializing reads the same forms (through
-/// `serde_json` values, so from a self-describing format): `version`, when given, must be the
-/// current version of that message; `name` must be a current message of this protocol; a raw
-/// packet's bytes must be one whole packet whose header has its `opcode`, and its `name`, when
-/// not null, must be the map's name for that opcode. Any other key is an error.
+/// JSON values, so from a self-describing format): `version`, when given, must be the current
+/// version of that message; `name` must be a current message of this crate; a raw packet's
+/// bytes must be one whole packet whose header has its `opcode`, and its `name`, when not null,
+/// must be the map's name for that opcode. Any other key is an error.
 #[cfg(feature = "serde")]
-impl ::serde::Serialize for Packet {{
-    fn serialize<S: ::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
+impl {rt}::__private::serde::Serialize for Packet {{
+    fn serialize<S: {rt}::__private::serde::Serializer>(&self, s: S) -> ::core::result::Result<S::Ok, S::Error> {{
         match self {{
 "#
-    ));
-    for (v, _, name, _, cur) in variants {
-        writeln!(
-            s,
-            "            Packet::{v}(p) => json::message(s, {name:?}, {cur}, p),"
-        )
-        .ok();
-    }
-    s.push_str(&format!(
-        r#"            Packet::Raw(r) => ::serde::Serialize::serialize(r, s),
-        }}
-    }}
-}}
-
-#[cfg(feature = "serde")]
-impl<'de> ::serde::Deserialize<'de> for Packet {{
-    fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {{
-        let m = <::serde_json::Map<{rt}::__private::String, ::serde_json::Value> as ::serde::Deserialize>::deserialize(d)?;
-        packet_from_json(m).map_err(<D::Error as ::serde::de::Error>::custom)
-    }}
-}}
-
-/// The [`Packet`] of a JSON object in its serde form.
-#[cfg(feature = "serde")]
-fn packet_from_json(mut m: ::serde_json::Map<{rt}::__private::String, ::serde_json::Value>) -> ::core::result::Result<Packet, {rt}::__private::String> {{
-    use {rt}::__private::String;
-    use ::serde_json::Value;
-    let raw = m.contains_key("opcode") || m.contains_key("bytes");
-    let name = m.remove("name");
-    let p = if raw {{
-        let opcode = m.remove("opcode").as_ref().and_then(Value::as_u64).and_then(|o| u16::try_from(o).ok()).ok_or_else(|| String::from("a raw packet needs \"opcode\", an integer up to 65535"))?;
-        let bytes = m.remove("bytes").as_ref().and_then(Value::as_str).and_then({rt}::tera::json::from_hex).ok_or_else(|| String::from("a raw packet needs \"bytes\", a hex string"))?;
-        if {rt}::tera::opcode(&bytes) != ::core::option::Option::Some(opcode) || usize::from(u16::from_le_bytes([bytes[0], bytes[1]])) != bytes.len() {{
-            return ::core::result::Result::Err(::std::format!("\"bytes\" is not one whole packet with opcode {{opcode}} in its header"));
-        }}
-        match name {{
-            ::core::option::Option::None | ::core::option::Option::Some(Value::Null) => {{}}
-            ::core::option::Option::Some(n) if n.as_str() == name_of(opcode) => {{}}
-            ::core::option::Option::Some(n) => return ::core::result::Result::Err(::std::format!("\"name\" {{n}} is not the name of opcode {{opcode}}")),
-        }}
-        Packet::Raw(RawPacket {{ opcode, name: name_of(opcode), bytes }})
-    }} else {{
-        let name = match name {{
-            ::core::option::Option::Some(Value::String(n)) => n,
-            _ => return ::core::result::Result::Err(String::from("a packet needs \"name\" (a string) and \"data\", or \"opcode\" and \"bytes\"")),
-        }};
-        let data = m.remove("data").ok_or_else(|| ::std::format!("{{name}}: \"data\" is missing"))?;
-        let version = m.remove("version");
-        let p = packet_from_data(&name, data)?;
-        if let ::core::option::Option::Some(v) = version.filter(|v| v.as_u64() != p.version().map(u64::from)) {{
-            return ::core::result::Result::Err(::std::format!("{{name}}: version {{v}} is not the current one here"));
-        }}
-        p
-    }};
-    match m.keys().next() {{
-        ::core::option::Option::Some(k) => ::core::result::Result::Err(::std::format!("unknown key {{k:?}}")),
-        ::core::option::Option::None => ::core::result::Result::Ok(p),
-    }}
-}}
-
-/// The message `name` with the fields `data` (its `.def` names).
-#[cfg(feature = "serde")]
-fn packet_from_data(name: &str, data: ::serde_json::Value) -> ::core::result::Result<Packet, {rt}::__private::String> {{
-"#
-    ));
-    if empty {
-        s.push_str("    let _ = data;\n    ::core::result::Result::Err(::std::format!(\"no current message {name:?} in this protocol\"))\n}\n");
-    } else {
-        s.push_str("    ::core::result::Result::Ok(match name {\n");
-        for (v, _, name, _, _) in variants {
-            writeln!(
+        );
+        for v in &self.variants {
+            let _ = writeln!(
                 s,
-                "        {name:?} => Packet::{v}(json::data(name, &data)?),"
-            )
-            .ok();
+                "            Packet::{}(p) => {rt}::__private::serialize_message(s, {:?}, {}, p),",
+                v.ident, v.name, v.version
+            );
         }
-        s.push_str("        _ => return ::core::result::Result::Err(::std::format!(\"no current message {name:?} in this protocol\")),\n    })\n}\n");
+        let _ = write!(
+            s,
+            r#"            Packet::Raw(r) => {rt}::__private::serde::Serialize::serialize(r, s),
+        }}
+    }}
+}}
+
+#[cfg(feature = "serde")]
+impl<'de> {rt}::__private::serde::Deserialize<'de> for Packet {{
+    fn deserialize<D: {rt}::__private::serde::Deserializer<'de>>(d: D) -> ::core::result::Result<Self, D::Error> {{
+        {rt}::__private::deserialize_packet(d, &MAP, packet_from_data::<D::Error>, Packet::Raw, Packet::version)
+    }}
+}}
+
+/// The message `name` with the fields `data` (its `.def` names). Generic over the deserializer's
+/// error only so that the code is made where a program deserializes packets, not in this crate.
+#[cfg(feature = "serde")]
+fn packet_from_data<E>(name: &str, data: &{rt}::__private::serde_json::Value) -> ::core::result::Result<Packet, {rt}::__private::String> {{
+"#
+        );
+        if self.variants.is_empty() {
+            s.push_str("    let _ = data;\n");
+        } else {
+            s.push_str("    ::core::result::Result::Ok(match name {\n");
+            for v in &self.variants {
+                let _ = writeln!(
+                    s,
+                    "        {:?} => Packet::{}({rt}::__private::deserialize_data(name, data)?),",
+                    v.name, v.ident
+                );
+            }
+            s.push_str(
+                "        _ => return {rt}::__private::unknown_message(name),\n    })\n}\n"
+                    .replace("{rt}", rt)
+                    .as_str(),
+            );
+        }
+        if self.variants.is_empty() {
+            let _ = writeln!(s, "    {rt}::__private::unknown_message(name)\n}}");
+        }
     }
 }
 
@@ -775,13 +1084,19 @@ keywords = ["tera", "protocol", "packets"]
 categories = ["encoding", "network-programming"]
 
 [features]
-default = ["serde"]
-serde = ["def-runtime/serde", "dep:serde", "dep:serde_json"]
+default = ["serde", "views"]
+# Serialize/Deserialize in the tera-vectors JSON form, and JSON entry points per definition.
+serde = ["def-runtime/serde"]
+# Zero-copy views (`Packet::view`, a `view` module per definition).
+views = []
+# The versions other than the current ones, when the crate was generated with them.
+history = []
+# `DEFINITIONS` and `definition(file)`: every definition's entry points by file name, for tools
+# and tests that choose a definition at run time (JSON ones with `serde`).
+definitions = []
 
 [dependencies]
 def-runtime = {{ {dep} }}
-serde = {{ version = "1", optional = true }}
-serde_json = {{ version = "1", optional = true, features = ["float_roundtrip"] }}
 
 [package.metadata.docs.rs]
 all-features = true
@@ -799,11 +1114,12 @@ all-features = true
         v = p.version
     );
     let readme = format!(
-        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum, on def-runtime {rt}.\n\n```toml\n[dependencies]\n{name} = \"0.1\" # feature `serde` (default): Serialize/Deserialize and JSON entry points\n```\n\n```rust,ignore\nlet packet = {crate_ident}::Packet::decode(&bytes, def_runtime::Options::new())?; // one whole packet; unknown opcodes give Packet::Raw\nlet json = serde_json::to_string(&packet)?; // {{\"name\":\"S_LOGIN\",\"version\":14,\"data\":{{...}}}}\nlet again = packet.encode()?;\n```\n",
+        "# {name}\n\nTyped packets of TERA protocol {v} ({patch}), generated by `defc gen` from a tera-data checkout:\n{} definitions, {} messages in the `Packet` enum, on def-runtime {rt}.\n\nGenerated for `{selection}` (the constant `SELECTION`).\n\n```toml\n[dependencies]\n{name} = \"0.1\"\n```\n\nFeatures: `serde` (default) for Serialize/Deserialize in the tera-vectors JSON form; `views` (default) for zero-copy views (`Packet::view`); `history` for the versions other than the current ones, when the crate was generated with them; `definitions` for the `DEFINITIONS` table (entry points by file name, JSON ones with `serde`).\n\n```rust,ignore\nlet packet = {crate_ident}::Packet::decode(&bytes, def_runtime::Options::new())?; // one whole packet; unknown opcodes give Packet::Raw\nlet json = serde_json::to_string(&packet)?; // {{\"name\":\"S_LOGIN\",\"version\":14,\"data\":{{...}}}}\nlet again = packet.encode()?;\nlet opcode = {crate_ident}::opcodes::S_LOGIN;\n```\n",
         p.definitions,
         p.messages,
         v = p.version,
         rt = c.runtime.version,
+        selection = o.selection(),
         crate_ident = name.replace('-', "_")
     );
     crate::config::write_if_changed(&out.join("Cargo.toml"), &cargo)?;

@@ -69,7 +69,7 @@ enum Command {
         /// The packet as JSON, or `-` for standard input.
         json: String,
     },
-    /// Write a crate for one protocol version: every definition, the opcode map, the Packet enum.
+    /// Write a crate for one protocol version: the chosen messages, the opcode map, the Packet enum.
     Gen {
         /// The definitions folder.
         #[arg(long)]
@@ -100,6 +100,21 @@ enum Command {
         /// The crate's repository URL.
         #[arg(long)]
         repository: Option<String>,
+        /// The messages to generate, comma-separated: names, or patterns with `*` for any run
+        /// of characters (`S_PARTY_*`). Default: every message.
+        #[arg(long, value_delimiter = ',')]
+        messages: Vec<String>,
+        /// Which versions: `current` (the messages of the `Packet` enum), `readable` (also the
+        /// older versions still readable at the patch) or `all`; the non-current ones are behind
+        /// the crate's `history` feature.
+        #[arg(long, default_value = "current", value_parser = ["current", "readable", "all"])]
+        versions: String,
+        /// Generate no zero-copy views.
+        #[arg(long)]
+        no_views: bool,
+        /// Generate no serde support.
+        #[arg(long)]
+        no_serde: bool,
         /// The crate's folder.
         #[arg(long)]
         out: PathBuf,
@@ -251,9 +266,17 @@ fn main() -> ExitCode {
             runtime_path,
             license,
             repository,
+            messages,
+            versions,
+            no_views,
+            no_serde,
             out,
         } => {
             let mut o = def_codegen::protocol::ProtocolOptions::new(defs, map);
+            o.messages = messages;
+            o.versions = def_codegen::protocol::Versions::parse(&versions).unwrap_or_default();
+            o.views = !no_views;
+            o.serde = !no_serde;
             o.deprecated = deprecated;
             o.patch = patch;
             o.platform = def_parser::ast::Platform::parse(&platform)

@@ -2,7 +2,8 @@
 //! splits each direction of the connection into packets, hooks messages by name, and passes on
 //! everything no hook wants without touching it.
 //!
-//! Two hooks, one per direction, on the corpus protocol crate (`protocol-defs`):
+//! Two hooks, one per direction, on a protocol generated for the two messages they need
+//! ([`crate::protocol`]):
 //! * client to server, `C_CHAT`: logged as JSON (the `Packet` enum's serde form), forwarded
 //!   unchanged;
 //! * server to client, `S_ITEMLIST`: its `money` doubled in place through a mutable zero-copy
@@ -16,9 +17,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::protocol::c_chat::v1::CChat;
+use crate::protocol::s_itemlist::v7::{SItemlist, view};
 use def_runtime::Options;
 use def_runtime::tera::framing::{Splitter, Verdict};
-use protocol_defs::s_itemlist::v7::view::SItemlist;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -35,15 +37,15 @@ pub struct Report {
 
 /// The options of a packet with this opcode (the protocol says which carry padding).
 fn options(opcode: u16) -> Options {
-    Options::new().padding(protocol_defs::has_padding(opcode))
+    crate::protocol::MAP.options(opcode, Options::new())
 }
 
 /// The client-to-server hook: `C_CHAT` logged as JSON.
-fn log_chat(packet: &[u8], chat: u16, report: &Mutex<Report>) {
-    if def_runtime::tera::opcode(packet) != Some(chat) {
+fn log_chat(packet: &[u8], report: &Mutex<Report>) {
+    if def_runtime::tera::opcode(packet) != Some(CChat::OPCODE) {
         return;
     }
-    let line = match protocol_defs::Packet::decode(packet, Options::new()) {
+    let line = match crate::protocol::Packet::decode(packet, Options::new()) {
         Ok(p) => serde_json::to_string(&p)
             .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string())),
         // A packet the hook cannot read is still forwarded as it is.
@@ -57,12 +59,12 @@ fn log_chat(packet: &[u8], chat: u16, report: &Mutex<Report>) {
 }
 
 /// The server-to-client hook: `S_ITEMLIST`'s `money` doubled in place.
-fn double_money(packet: &mut [u8], itemlist: u16, report: &Mutex<Report>) {
-    if def_runtime::tera::opcode(packet) != Some(itemlist) {
+fn double_money(packet: &mut [u8], report: &Mutex<Report>) {
+    if def_runtime::tera::opcode(packet) != Some(SItemlist::OPCODE) {
         return;
     }
-    // Too short for its fixed fields: forwarded unchanged.
-    if let Ok(mut view) = SItemlist::new_mut(packet, options(itemlist)) {
+    // Too short for its fixed fields: forwarded unchanged. The view takes the protocol's padding.
+    if let Ok(mut view) = view::SItemlist::new_mut(packet, Options::new()) {
         let money = view.view().money();
         view.set_money(money.saturating_mul(2));
         report.lock().expect("no panics while held").patched += 1;
@@ -111,16 +113,12 @@ pub async fn serve_one(
     let upstream = TcpStream::connect(server).await?;
     client.set_nodelay(true)?;
     upstream.set_nodelay(true)?;
-    let chat = protocol_defs::opcode_of("C_CHAT").expect("the map has C_CHAT");
-    let itemlist = protocol_defs::opcode_of("S_ITEMLIST").expect("the map has S_ITEMLIST");
     let report = Arc::new(Mutex::new(Report::default()));
     let (client_in, client_out) = client.into_split();
     let (server_in, server_out) = upstream.into_split();
     let (r1, r2) = (report.clone(), report.clone());
-    let up = pump(client_in, server_out, move |p| log_chat(p, chat, &r1));
-    let down = pump(server_in, client_out, move |p| {
-        double_money(p, itemlist, &r2)
-    });
+    let up = pump(client_in, server_out, move |p| log_chat(p, &r1));
+    let down = pump(server_in, client_out, move |p| double_money(p, &r2));
     let (up, down) = tokio::join!(up, down);
     let mut report = report.lock().expect("no panics while held").clone();
     report.forwarded = (up?, down?);
@@ -153,14 +151,14 @@ pub async fn peer(stream: TcpStream, packets: &[u8], chunk: usize) -> std::io::R
 /// The demonstration's traffic, in each direction a few packets of hooked and other messages
 /// (and one opcode the map does not know), made with the generated structs.
 pub mod traffic {
+    use crate::protocol::{c_chat, s_itemlist};
     use def_runtime::Packet as _;
-    use protocol_defs::{c_chat, s_itemlist};
 
     /// An opcode no message of the protocol has: forwarded as it is.
     pub const UNKNOWN_OPCODE: u16 = 0xfffe;
 
     fn opcode(name: &str) -> u16 {
-        protocol_defs::opcode_of(name).expect("in the map")
+        crate::protocol::opcode_of(name).expect("in the map")
     }
 
     /// A `C_CHAT` packet.

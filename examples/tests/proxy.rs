@@ -41,7 +41,7 @@ async fn hooks_log_and_patch_and_everything_else_passes_untouched() {
         traffic::unknown(&[0; 300]),
     ]
     .concat();
-    let chat = protocol_defs::opcode_of("C_CHAT").unwrap();
+    let chat = def_examples::protocol::opcodes::C_CHAT;
     // Any chunking of either stream gives the same result.
     for chunks in [(1, 1), (3, 7), (64, 5), (100_000, 100_000)] {
         let (report, server_got, client_got) = run(&to_server, &to_client, chunks).await;

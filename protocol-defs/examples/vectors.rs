@@ -24,14 +24,17 @@ fn check(line: &str) -> Result<(), String> {
     let bytes = from_hex(v["hex"].as_str().ok_or("no `hex`")?).ok_or("`hex` is not hex")?;
     let opts = Options::new().padding(v["padding"].as_bool().unwrap_or(false));
     let opcode = def_runtime::tera::opcode(&bytes).ok_or("shorter than a header")?;
-    let got = (def.decode_json)(&bytes, opts).map_err(|e| format!("{file}: decode: {e}"))?;
+    let got = def
+        .decode_json(&bytes, opts)
+        .map_err(|e| format!("{file}: decode: {e}"))?;
     if got != v["object"] {
         return Err(format!(
             "{file}: decode gives {got}, expected {}",
             v["object"]
         ));
     }
-    let enc = (def.encode_json)(&v["object"], opcode, opts)
+    let enc = def
+        .encode_json(&v["object"], opcode, opts)
         .map_err(|e| format!("{file}: encode: {e}"))?;
     if enc != bytes {
         let at = enc

@@ -60,7 +60,7 @@ fn protocol_load_picks_what_defc_gen_picks() {
         .collect();
     assert_eq!(loaded, generated);
     assert!(loaded.len() > 350, "{} messages", loaded.len());
-    for (name, opcode) in protocol_defs::OPCODES {
+    for (name, opcode) in protocol_defs::MAP.by_name() {
         assert_eq!(p.opcode_of(name), Some(*opcode));
         assert_eq!(p.name_of(*opcode), Some(*name));
     }
@@ -236,7 +236,7 @@ fn dynamic_and_typed_json_accept_and_refuse_the_same() {
             }
         }
         for input in inputs {
-            let a = (typed.encode_json)(&input, 1, opts);
+            let a = typed.encode_json(&input, 1, opts);
             let b = dynamic.encode(&input, 1, opts, Missing::Error);
             match (&a, &b) {
                 (Ok(x), Ok(y)) => {

@@ -1,6 +1,6 @@
 //! The `Packet` enum: dispatch by opcode, unknown opcodes kept byte for byte, the opcode map.
 
-use protocol_defs::{NAMES, OPCODES, Packet, RawPacket, name_of, opcode_of};
+use protocol_defs::{MAP, Packet, RawPacket, name_of, opcode_of};
 
 #[test]
 fn unknown_opcode_round_trips_its_raw_bytes() {
@@ -25,9 +25,10 @@ fn unknown_opcode_round_trips_its_raw_bytes() {
 
 #[test]
 fn opcode_map_both_ways() {
-    assert!(!OPCODES.is_empty());
-    assert_eq!(OPCODES.len(), NAMES.len());
-    for (name, code) in OPCODES {
+    let (by_name, by_opcode) = (MAP.by_name(), MAP.by_opcode());
+    assert!(!by_name.is_empty());
+    assert_eq!(by_name.len(), by_opcode.len());
+    for (name, code) in by_name {
         assert_eq!(opcode_of(name), Some(*code));
         assert_eq!(name_of(*code), Some(*name));
     }

@@ -42,12 +42,12 @@ fn public_vectors_through_generated_code() {
         let opts = Options::new().padding(v["padding"].as_bool().unwrap());
         let bytes = from_hex(v["hex"].as_str().unwrap());
         let mut problems = Vec::new();
-        match (def.decode_json)(&bytes, opts) {
+        match def.decode_json(&bytes, opts) {
             Ok(got) if got == v["object"] => {}
             Ok(got) => problems.push(format!("decode differs: got {got}")),
             Err(e) => problems.push(format!("decode error: {e}")),
         }
-        match (def.encode_json)(&v["object"], 0x1234, opts) {
+        match def.encode_json(&v["object"], 0x1234, opts) {
             Ok(got) if got == bytes => {}
             Ok(_) => problems.push("encode differs".to_string()),
             Err(e) => problems.push(format!("encode error: {e}")),
@@ -104,7 +104,7 @@ fn damaged_vectors_agree_with_dynamic_codec() {
             cases.push(b);
         }
         for b in cases {
-            let typed = (def.decode_json)(&b, opts);
+            let typed = def.decode_json(&b, opts);
             let dynamic = dy.decode_json(&b, opts);
             match (&typed, &dynamic) {
                 (Ok(a), Ok(d)) => {

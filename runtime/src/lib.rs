@@ -195,7 +195,13 @@ pub use compact_str;
 #[doc(hidden)]
 pub mod __private {
     #[cfg(feature = "serde")]
+    pub use crate::tera::fields::{F64, Fields, Hex, Source, deserialize_struct};
+    #[cfg(feature = "serde")]
     pub use crate::tera::json::{bytes_hex, f32_as_f64, vec_f32_as_f64};
+    #[cfg(feature = "serde")]
+    pub use crate::tera::protocol::serde_form::{
+        deserialize_data, deserialize_packet, serialize_message, unknown_message,
+    };
     pub use crate::tera::wire::{
         Chain, Filled, Fixed, Level, Meta, Place, Reader, Slot, Writer, array_len, get, put,
         string_len, strings_len,
@@ -206,6 +212,8 @@ pub mod __private {
     pub use ::core;
     #[cfg(feature = "serde")]
     pub use ::serde;
+    #[cfg(feature = "serde")]
+    pub use ::serde_json;
 
     /// The Godot dictionary-key hash, for the tests that check it spreads every key type.
     #[cfg(feature = "godot")]

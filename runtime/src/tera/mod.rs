@@ -5,6 +5,7 @@
 //! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
+//! * [`protocol`]: what generated protocol crates share (opcode map, version table, raw packet);
 //! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
 //! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
 //!   to execution plans; packets to and from a compact record or JSON;
@@ -13,11 +14,14 @@
 pub mod error;
 pub mod framing;
 pub mod packet;
+pub mod protocol;
 pub mod utf16;
 pub mod values;
 pub mod view;
 pub mod wire;
 
+#[cfg(feature = "serde")]
+pub(crate) mod fields;
 #[cfg(feature = "serde")]
 pub mod json;
 

@@ -11,13 +11,30 @@ pub trait Packet: Level {
     const NAME: &'static str;
     /// The definition version (`14` for `S_LOGIN.14.def`).
     const VERSION: u32;
+    /// The padding the protocol fixes for this message, if it fixes one: every entry point
+    /// (`decode`, `encode`, the views) then reads and writes with it whatever the `padding` of
+    /// the options passed in. The generator gives `Some(true)` to the messages a protocol pads
+    /// (`Config::padding_messages`, a protocol crate's padded opcodes); `None`, the default:
+    /// the options decide.
+    const PADDING: Option<bool> = None;
 
-    /// Reads a whole packet, header included (the opcode is not checked).
-    fn decode(bytes: &[u8], opts: Options) -> Result<Self, DecodeError> {
-        decode_packet::<Self>(bytes, opts).map_err(|e| e.in_packet(Self::NAME, Self::VERSION))
+    /// `opts` with this message's padding when its protocol fixes it ([`Packet::PADDING`]).
+    fn options(opts: Options) -> Options {
+        match Self::PADDING {
+            Some(p) => opts.padding(p),
+            None => opts,
+        }
     }
 
-    /// Writes a whole packet with `opcode` in its header.
+    /// Reads a whole packet, header included (the opcode is not checked), with the padding of
+    /// [`Packet::options`].
+    fn decode(bytes: &[u8], opts: Options) -> Result<Self, DecodeError> {
+        decode_packet::<Self>(bytes, Self::options(opts))
+            .map_err(|e| e.in_packet(Self::NAME, Self::VERSION))
+    }
+
+    /// Writes a whole packet with `opcode` in its header, with the padding of
+    /// [`Packet::options`].
     fn encode(&self, opcode: u16, opts: Options) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::new();
         self.encode_into(opcode, opts, &mut out)?;
@@ -31,10 +48,13 @@ pub trait Packet: Level {
         opts: Options,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
+        let opts = Self::options(opts);
         let start = out.len();
-        encode_whole(opcode, opts, out, |w| {
+        // Through `dyn`: one copy of the framing for every message type, not one each (the
+        // indirect call is once a packet).
+        encode_whole::<EncodeError>(opcode, opts, out, &mut |w: &mut Writer| {
             self.encode_level(w);
-            Ok::<(), EncodeError>(())
+            Ok(())
         })?;
         debug_assert_eq!(out.len() - start, self.encoded_len(opts));
         Ok(())
@@ -42,22 +62,36 @@ pub trait Packet: Level {
 
     /// Bytes the packet takes, header included.
     fn encoded_len(&self, opts: Options) -> usize {
-        opts.body_offset() + self.level_len()
+        Self::options(opts).body_offset() + self.level_len()
     }
 }
 
 fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError> {
-    decode_whole(bytes, opts, P::decode_level)
+    // The checks before and after the body are shared by every message type (one copy each).
+    let mut r = begin_whole(bytes, opts)?;
+    let p = P::decode_level(&mut r)?;
+    end_whole(&r, bytes, opts)?;
+    Ok(p)
 }
 
 /// The checks around a whole packet, shared by generated code and the dynamic codec: the header
 /// is there, and in strict mode its length is the packet's and no byte is left over; `body`
 /// reads the body.
+#[cfg(feature = "dynamic")]
 pub(crate) fn decode_whole<T>(
     bytes: &[u8],
     opts: Options,
     body: impl FnOnce(&mut Reader<'_>) -> Result<T, DecodeError>,
 ) -> Result<T, DecodeError> {
+    let mut r = begin_whole(bytes, opts)?;
+    let p = body(&mut r)?;
+    end_whole(&r, bytes, opts)?;
+    Ok(p)
+}
+
+/// [`decode_whole`] before the body: the header is there, and in strict mode its length is the
+/// packet's; the reader at the body.
+fn begin_whole(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
     let body_start = opts.body_offset();
     if bytes.len() < body_start {
         return Err(DecodeError::new(
@@ -72,8 +106,11 @@ pub(crate) fn decode_whole<T>(
     if opts.strict {
         check_length(bytes)?;
     }
-    let mut r = Reader::new(bytes, opts);
-    let p = body(&mut r)?;
+    Ok(Reader::new(bytes, opts))
+}
+
+/// [`decode_whole`] after the body: in strict mode, no byte is left over.
+fn end_whole(r: &Reader<'_>, bytes: &[u8], opts: Options) -> Result<(), DecodeError> {
     if opts.strict && r.furthest() != bytes.len() {
         return Err(DecodeError::new(
             DecodeErrorKind::TrailingBytes {
@@ -83,7 +120,7 @@ pub(crate) fn decode_whole<T>(
             r.furthest(),
         ));
     }
-    Ok(p)
+    Ok(())
 }
 
 /// The framing around a whole packet, shared by generated code and the dynamic codec: the header
@@ -95,7 +132,7 @@ pub(crate) fn encode_whole<E: From<EncodeError>>(
     opcode: u16,
     opts: Options,
     out: &mut Vec<u8>,
-    body: impl FnOnce(&mut Writer) -> Result<(), E>,
+    body: &mut dyn FnMut(&mut Writer) -> Result<(), E>,
 ) -> Result<(), E> {
     let start = out.len();
     let mut w = Writer::from_vec(core::mem::take(out));

@@ -218,7 +218,7 @@ impl Definition {
             rebuilt = self.record(&record.to_values())?;
             &rebuilt
         };
-        super::packet::encode_whole(opcode, opts, out, |w| {
+        super::packet::encode_whole(opcode, opts, out, &mut |w| {
             run::encode_level(&self.plan, &record.data, 0, w);
             Ok(())
         })
