@@ -230,6 +230,76 @@ fn slot_local(slot: usize) -> syn::Ident {
 }
 
 impl Gen<'_> {
+    fn serde_attr(&self) -> Option<TokenStream> {
+        let rt = &self.rt;
+        let krate = format!("{}::__private::serde", self.o.runtime);
+        let default = if self.o.serde_default {
+            quote!(, default)
+        } else {
+            quote!()
+        };
+        let derive =
+            quote!(derive(#rt::__private::serde::Serialize, #rt::__private::serde::Deserialize));
+        let serde = quote!(serde(crate = #krate #default));
+        match &self.o.serde {
+            Serde::Off => None,
+            // Two attributes: `#[derive(..), serde(..)]` is not an attribute (only `cfg_attr` takes
+            // a list).
+            Serde::On => Some(quote!(#[#derive] #[#serde])),
+            Serde::Feature(f) => Some(quote!(#[cfg_attr(feature = #f, #derive, #serde)])),
+        }
+    }
+
+    /// `#[serde(..)]` with `inner` inside, or its `cfg_attr` form when serde is behind a feature:
+    /// every serde attribute goes through here, so none escapes the feature.
+    fn serde_field_attr(&self, inner: TokenStream) -> TokenStream {
+        match &self.o.serde {
+            Serde::Off => quote!(),
+            Serde::On => quote!(#[serde(#inner)]),
+            Serde::Feature(f) => quote!(#[cfg_attr(feature = #f, serde(#inner))]),
+        }
+    }
+
+    fn field_serde(&self, m: &Member, ident_text: &str) -> TokenStream {
+        if self.o.serde == Serde::Off {
+            return quote!();
+        }
+        let mut parts = Vec::new();
+        if ident_text.trim_start_matches("r#") != m.name {
+            let n = &m.name;
+            parts.push(quote!(rename = #n));
+        }
+        let with = match &m.kind {
+            MemberKind::Scalar(Scalar::Float) => Some("f32_as_f64"),
+            MemberKind::ArrayOf(ElemType::Scalar(Scalar::Float)) => Some("vec_f32_as_f64"),
+            MemberKind::Bytes => Some("bytes_hex"),
+            _ => None,
+        };
+        if let Some(w) = with {
+            let p = format!("{}::__private::{w}", self.o.runtime);
+            parts.push(quote!(with = #p));
+        }
+        if parts.is_empty() {
+            quote!()
+        } else {
+            self.serde_field_attr(quote!(#(#parts),*))
+        }
+    }
+
+    /// Whether the struct at `def_path` keeps serde's derive: when a type or field attribute of
+    /// the options names serde (`#[serde(skip)]`, `#[cfg_attr(.., serde(..))]`), which only the
+    /// derive reads.
+    fn serde_derived(&self, def_path: &str, members: &[Member]) -> bool {
+        let names_serde = |list: &[(String, String)], path: &str| {
+            list.iter()
+                .any(|(p, a)| matches(p, path) && a.contains("serde"))
+        };
+        names_serde(&self.o.type_attributes, def_path)
+            || members
+                .iter()
+                .any(|m| names_serde(&self.o.field_attributes, &format!("{def_path}.{}", m.name)))
+    }
+
     /// Serialize, Deserialize and the runtime's `Fields` for a struct, in the JSON form of the
     /// tera-vectors: the `.def` names as keys, in declaration order; `float` as f64 and `bytes` as
     /// hex (the runtime's `F64` and `Hex`). Written out instead of derived: the same form, and a
@@ -281,14 +351,18 @@ impl Gen<'_> {
             _ => quote!(match __i { #(#arms)* _ => {} }),
         };
         let n = Literal::usize_unsuffixed(fields.len());
+        let mut_st = if fields.is_empty() {
+            quote!(__st)
+        } else {
+            quote!(mut __st)
+        };
         let default = self.o.serde_default;
         Some(quote! {
             #cfg
             impl #p::serde::Serialize for #name {
                 fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
                     use #p::serde::ser::SerializeStruct as _;
-                    #[allow(unused_mut)]
-                    let mut __st = __s.serialize_struct(#name_str, #n)?;
+                    let #mut_st = __s.serialize_struct(#name_str, #n)?;
                     #(#puts)*
                     __st.end()
                 }
@@ -324,6 +398,7 @@ impl Gen<'_> {
         let rt = self.rt.clone();
         let mut fields = Vec::new();
         let mut serde_fields = Vec::new();
+        let derived = self.serde_derived(def_path, members);
         for (m, f) in members.iter().zip(&names.fields) {
             let id = &f.ident;
             let sub_path = format!("{def_path}.{}", m.name);
@@ -376,25 +451,33 @@ impl Gen<'_> {
                 docs.push(" Declared more than once: decoding keeps the last value, encoding writes this value into every place (as the reference does).".into());
             }
             let id = ident(id);
+            let serde = if derived {
+                self.field_serde(m, &id.to_string())
+            } else {
+                quote!()
+            };
             let extra = attrs(&self.o.field_attributes, &sub_path);
             fields.push(quote! {
                 #(#[doc = #docs])*
+                #serde
                 #(#extra)*
                 pub #id: #fty,
             });
             serde_fields.push((m, id));
         }
         let name = format_ident!("{}", names.ty);
+        let serde = if derived { self.serde_attr() } else { None };
         let extra = attrs(&self.o.type_attributes, def_path);
         self.items.push(quote! {
             #(#[doc = #doc])*
             #[derive(Debug, Clone, PartialEq, Default)]
+            #serde
             #(#extra)*
             pub struct #name {
                 #(#fields)*
             }
         });
-        if let Some(impls) = self.serde_impls(&name, &serde_fields) {
+        if !derived && let Some(impls) = self.serde_impls(&name, &serde_fields) {
             self.items.push(impls);
         }
     }

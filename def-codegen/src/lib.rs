@@ -86,7 +86,7 @@
 //!
 //! # Options
 //!
-//! [`Config`] is a builder: `serde(true)` or `serde_feature("serde")` (derives in the
+//! [`Config`] is a builder: `serde(true)` or `serde_feature("serde")` (serde impls in the
 //! tera-vectors JSON form, the `.def` names as keys), `type_attribute` / `field_attribute` by
 //! `.def` path, `padding_messages`, `runtime_path` for a re-exported runtime, `strict(true)` to
 //! make every warning of compatible mode an error, `disable_comments`. [`compile_defs`] is the
@@ -95,6 +95,7 @@
 //!
 //! The modules: [`config`] (the build.rs API), [`emit`](mod@emit) (layout to Rust items),
 //! [`naming`] (Rust names from `.def` names), [`protocol`].
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod emit;

@@ -791,12 +791,15 @@ pub mod opcodes {{"#
     /// without a current definition gives [`PacketView::Raw`].
     #[cfg(feature = "views")]
     pub fn view(bytes: &[u8], opts: {rt}::Options) -> ::core::result::Result<PacketView<'_>, {rt}::DecodeError> {{
-        let opcode = {rt}::tera::whole_opcode(bytes)?;
 "#
             );
             if empty {
-                s.push_str("        let _ = opts;\n        ::core::result::Result::Ok(PacketView::Raw(bytes))\n    }\n");
+                let _ = writeln!(
+                    s,
+                    "        {rt}::tera::whole_opcode(bytes)?;\n        let _ = opts;\n        ::core::result::Result::Ok(PacketView::Raw(bytes))\n    }}"
+                );
             } else {
+                let _ = writeln!(s, "        let opcode = {rt}::tera::whole_opcode(bytes)?;");
                 s.push_str("        ::core::result::Result::Ok(match opcode {\n");
                 for v in &self.variants {
                     let _ = writeln!(

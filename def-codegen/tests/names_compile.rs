@@ -246,7 +246,7 @@ fn random_definitions_compile_warning_free_or_are_refused_at_a_line() {
     write(
         &krate.join("Cargo.toml"),
         &format!(
-            "[package]\nname = \"names-compile\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[features]\ndefault = [\"serde\"]\nserde = [\"def-runtime/serde\", \"dep:serde\", \"dep:serde_json\"]\n\n[dependencies]\ndef-runtime = {{ path = {:?} }}\nserde = {{ version = \"1\", optional = true }}\nserde_json = {{ version = \"1\", optional = true }}\n\n[workspace]\n",
+            "[package]\nname = \"names-compile\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[features]\ndefault = [\"serde\", \"views\", \"definitions\"]\nserde = [\"def-runtime/serde\"]\nviews = []\nhistory = []\ndefinitions = []\n\n[dependencies]\ndef-runtime = {{ path = {:?} }}\n\n[workspace]\n",
             runtime.canonicalize().unwrap().display().to_string()
         ),
     );

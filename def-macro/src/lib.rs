@@ -92,6 +92,7 @@
 //! `FILE:LINE:COLUMN: message`, then the line with a caret under the fault and what was expected.
 //! A file that cannot be read gives the path it was resolved to. Warnings of compatible mode are
 //! not shown (stable proc-macros cannot warn); `strict = true` turns them into errors.
+#![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 

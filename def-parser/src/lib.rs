@@ -7,6 +7,7 @@
 //! * [`text::decode`] reads bytes as UTF-8, with the offset and a guess at the encoding when
 //!   they are not.
 //! * [`load`] does both for a file on disk and returns a [`diag::Report`] on failure.
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod ast;

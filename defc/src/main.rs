@@ -1,4 +1,5 @@
 //! `defc`: check, decode, encode and generate from TERA `.def` files; Godot and NBT tools.
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 

@@ -448,8 +448,8 @@ fn guess_on_the_public_vectors() {
     run_guess(&env, "all", &all, names);
     let bc = run_guess(&env, "all", &all, both);
     assert!(bc.claimed >= a.claimed);
-    // The issue asks for 90 %; the README ("Working out packets") says why this capture cannot
-    // get there: the ceiling above. This floor guards what is reached.
+    // docs/tools.md says why most opcodes of this capture cannot be claimed: the ceiling above.
+    // This floor guards what is reached.
     assert!(
         a.claimed * 100 >= a.eligible * 20,
         "claimed {} of {}",

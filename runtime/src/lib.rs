@@ -163,6 +163,7 @@
 //! offset and the tag path (`Level.Sections[3].Palette`). The repository's `docs/nbt.md` lists
 //! every decision.
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 // Links to items of other features resolve in the documentation built with all features (as
 // docs.rs builds it, see Cargo.toml); a build with fewer features would only warn about them.
 #![cfg_attr(
@@ -195,9 +196,9 @@ pub use compact_str;
 #[doc(hidden)]
 pub mod __private {
     #[cfg(feature = "serde")]
-    pub use crate::tera::fields::{F64, Fields, Hex, Source, deserialize_struct};
-    #[cfg(feature = "serde")]
-    pub use crate::tera::json::{bytes_hex, f32_as_f64, vec_f32_as_f64};
+    pub use crate::tera::fields::{
+        F64, Fields, Hex, Source, bytes_hex, deserialize_struct, f32_as_f64, vec_f32_as_f64,
+    };
     #[cfg(feature = "serde")]
     pub use crate::tera::protocol::serde_form::{
         deserialize_data, deserialize_packet, serialize_message, unknown_message,

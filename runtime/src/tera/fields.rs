@@ -235,3 +235,49 @@ impl<'de> Deserialize<'de> for Hex<Vec<u8>> {
             .ok_or_else(|| de::Error::custom("invalid hex string"))
     }
 }
+
+/// `#[serde(with)]` for a `float` field of a struct that keeps serde's derive (one whose type
+/// or field attributes name serde): the same form as [`F64`].
+pub mod f32_as_f64 {
+    use super::*;
+
+    /// Writes the f64 of `v`.
+    pub fn serialize<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
+        F64(v).serialize(s)
+    }
+
+    /// Reads an f64, rounded to f32.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        Ok(F64::<f32>::deserialize(d)?.0)
+    }
+}
+
+/// `#[serde(with)]` for an `array<float>` field, as [`f32_as_f64`].
+pub mod vec_f32_as_f64 {
+    use super::*;
+
+    /// Writes each as f64.
+    pub fn serialize<S: Serializer>(v: &Vec<f32>, s: S) -> Result<S::Ok, S::Error> {
+        F64(v).serialize(s)
+    }
+
+    /// Reads f64s, rounded to f32.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
+        Ok(F64::<Vec<f32>>::deserialize(d)?.0)
+    }
+}
+
+/// `#[serde(with)]` for a `bytes` field, as [`Hex`].
+pub mod bytes_hex {
+    use super::*;
+
+    /// Writes lowercase hex.
+    pub fn serialize<S: Serializer>(b: &Vec<u8>, s: S) -> Result<S::Ok, S::Error> {
+        Hex(b).serialize(s)
+    }
+
+    /// Reads hex, either case.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        Ok(Hex::<Vec<u8>>::deserialize(d)?.0)
+    }
+}

@@ -158,14 +158,10 @@ impl<'de> Deserialize<'de> for Customize {
     }
 }
 
-/// `#[serde(with)]` for `bytes`: a lowercase hex string.
-pub mod bytes_hex {
+/// A `bytes` value of the dynamic codec's JSON: a hex string, either case.
+#[cfg(feature = "dynamic")]
+pub(crate) mod bytes_hex {
     use super::*;
-
-    /// Writes lowercase hex.
-    pub fn serialize<S: Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&to_hex(b))
-    }
 
     /// Reads hex (either case).
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
@@ -200,39 +196,6 @@ pub fn from_hex(s: &str) -> Option<Vec<u8>> {
     s.chunks_exact(2)
         .map(|p| Some(nib(p[0])? << 4 | nib(p[1])?))
         .collect()
-}
-
-/// `#[serde(with)]` for `float`: written as the f64 of the f32 value, as JavaScript shows it.
-pub mod f32_as_f64 {
-    use super::*;
-
-    /// Writes the f64 of `v`.
-    pub fn serialize<S: Serializer>(v: &f32, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(*v as f64)
-    }
-
-    /// Reads an f64 and rounds it to f32, as the reference's writer does.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
-        Ok(f64::deserialize(d)? as f32)
-    }
-}
-
-/// `#[serde(with)]` for `array<float>`.
-pub mod vec_f32_as_f64 {
-    use super::*;
-
-    /// Writes each as f64.
-    pub fn serialize<S: Serializer>(v: &[f32], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter().map(|x| *x as f64))
-    }
-
-    /// Reads f64s, rounded to f32.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f32>, D::Error> {
-        Ok(Vec::<f64>::deserialize(d)?
-            .into_iter()
-            .map(|x| x as f32)
-            .collect())
-    }
 }
 
 #[allow(dead_code)]

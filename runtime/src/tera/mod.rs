@@ -15,7 +15,7 @@ pub mod error;
 pub mod framing;
 pub mod packet;
 pub mod protocol;
-pub mod utf16;
+pub(crate) mod utf16;
 pub mod values;
 pub mod view;
 pub mod wire;

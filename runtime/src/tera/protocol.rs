@@ -8,7 +8,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::error::{DecodeError, EncodeError};
+use super::error::DecodeError;
 use super::packet::{DynPacket, Packet};
 use super::wire::Options;
 
@@ -308,7 +308,7 @@ fn encode_json<P: Packet + serde::de::DeserializeOwned>(
     use alloc::string::ToString as _;
     let p = P::deserialize(v).map_err(|e| e.to_string())?;
     p.encode(opcode, opts)
-        .map_err(|e: EncodeError| e.to_string())
+        .map_err(|e: super::error::EncodeError| e.to_string())
 }
 
 /// What generated `Packet` enums call for their serde form (through `__private`).
