@@ -1,4 +1,4 @@
-//! Hostile inputs to the protocol generator and `Config` (issue 14): opcode maps and
+//! Hostile inputs to the protocol generator and `Config`: opcode maps and
 //! `deprecated.json` read strictly with located errors, file names refused with the reason,
 //! only regular UTF-8 files read, colliding message names kept apart. Whether the accepted
 //! cases compile is checked in `names_compile.rs`; here each refusal is checked for what it says.

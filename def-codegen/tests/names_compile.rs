@@ -108,7 +108,7 @@ fn protocol() -> impl Strategy<Value = (Vec<(String, String)>, String)> {
         })
 }
 
-/// The cases of issue 14, always in the batch: each once broke the build or drew a warning.
+/// Regression cases, always in the batch: each once broke the build or drew a warning.
 const REGRESSIONS: &[(&str, &str)] = &[
     // Types that collide after flattening or case conversion.
     (
@@ -150,7 +150,7 @@ const REGRESSIONS: &[(&str, &str)] = &[
     ("S_T.1.def", "# majorPatchVersion >= 1\nint32 `a` # ``x``\n"),
 ];
 
-/// Protocols of issue 14: messages whose names collide with each other or with the protocol's
+/// Regression protocols: messages whose names collide with each other or with the protocol's
 /// own items.
 const PROTOCOL_REGRESSIONS: &[&[&str]] = &[
     &["S_FOO", "s_foo", "S_FOO_BAR", "S_FOOBAR", "S_A1", "S_A_1"],

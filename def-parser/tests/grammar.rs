@@ -1,4 +1,4 @@
-//! The reference's grammar, corner for corner (issue 20): one row per shape of docs/grammar.md.
+//! The reference's grammar, corner for corner: one row per shape of docs/grammar.md.
 //!
 //! Each row holds a small definition and what the JavaScript reference (tera-data-parser, as in
 //! TERA Toolbox) did with it, recorded by running it: the layout it parsed, written as a listing

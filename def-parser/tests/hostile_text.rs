@@ -1,4 +1,4 @@
-//! Hostile text (issue 14): CR-only line ends, bare CRs, odd file names, huge names in
+//! Hostile text: CR-only line ends, bare CRs, odd file names, huge names in
 //! diagnostics, encodings other than UTF-8.
 
 use def_parser::ast::{DefName, FileNameError, Platform};

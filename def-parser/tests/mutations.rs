@@ -1,4 +1,4 @@
-//! Spacing, flags and comments do not change a layout (issue 20, docs/grammar.md).
+//! Spacing, flags and comments do not change a layout (docs/grammar.md).
 //!
 //! Each case takes one definition of the real corpus and rewrites its field lines in ways the
 //! reference reads the same: white space of every kind it knows (tabs, no-break and ideographic

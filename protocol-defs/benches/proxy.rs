@@ -1,4 +1,4 @@
-//! The proxy path (issue 15): what a proxy pays per packet with zero-copy views, against a plain
+//! The proxy path: what a proxy pays per packet with zero-copy views, against a plain
 //! copy and against the full decoder.
 //!
 //! `cargo bench -p protocol-defs --bench proxy`. The public vectors lie one after another in one

@@ -438,7 +438,7 @@ fn snbt_escape_before_a_multi_byte_character() {
 
 #[test]
 fn snbt_named_escape_starting_with_a_hyphen() {
-    // Found by the `snbt_parse` fuzz target (CI's 25-s smoke run, session 10): `\N{-...}` made
+    // Found by the `snbt_parse` fuzz target (a 25-s smoke run in CI): `\N{-...}` made
     // unicode_names2 subtract 1 from index 0, a panic where overflow is checked (this test's debug
     // build). Now: the unknown-name error; a name with a medial hyphen still resolves.
     for text in [

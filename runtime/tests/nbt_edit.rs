@@ -1,4 +1,4 @@
-//! Reaching and changing values: the chunk edit of issue 19 on a real chunk (one `get_path_mut`
+//! Reaching and changing values: a chunk edit on a real chunk (one `get_path_mut`
 //! and an assignment), checked against the sample's bytes and its independent JSON dump; paths
 //! and their errors; the borrowing and mutable accessors; `compound!`.
 #![cfg(feature = "nbt")]
