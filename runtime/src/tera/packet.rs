@@ -67,17 +67,12 @@ pub trait Packet: Level {
 }
 
 fn decode_packet<P: Level>(bytes: &[u8], opts: Options) -> Result<P, DecodeError> {
-    // The checks before and after the body are shared by every message type (one copy each).
-    let mut r = begin_whole(bytes, opts)?;
-    let p = P::decode_level(&mut r)?;
-    end_whole(&r, bytes, opts)?;
-    Ok(p)
+    decode_whole(bytes, opts, P::decode_level)
 }
 
 /// The checks around a whole packet, shared by generated code and the dynamic codec: the header
 /// is there, and in strict mode its length is the packet's and no byte is left over; `body`
 /// reads the body.
-#[cfg(feature = "dynamic")]
 pub(crate) fn decode_whole<T>(
     bytes: &[u8],
     opts: Options,
@@ -91,6 +86,7 @@ pub(crate) fn decode_whole<T>(
 
 /// [`decode_whole`] before the body: the header is there, and in strict mode its length is the
 /// packet's; the reader at the body.
+#[inline]
 fn begin_whole(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
     let body_start = opts.body_offset();
     if bytes.len() < body_start {
@@ -110,6 +106,7 @@ fn begin_whole(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
 }
 
 /// [`decode_whole`] after the body: in strict mode, no byte is left over.
+#[inline]
 fn end_whole(r: &Reader<'_>, bytes: &[u8], opts: Options) -> Result<(), DecodeError> {
     if opts.strict && r.furthest() != bytes.len() {
         return Err(DecodeError::new(
@@ -128,6 +125,7 @@ fn end_whole(r: &Reader<'_>, bytes: &[u8], opts: Options) -> Result<(), DecodeEr
 /// of encoding time), the padding, then `body`; the packet is appended to `out`. On any error
 /// (`body`'s, a packet over 65535 bytes, an offset or count that overflowed) `out` is left as it
 /// was.
+#[inline]
 pub(crate) fn encode_whole<E: From<EncodeError>>(
     opcode: u16,
     opts: Options,
