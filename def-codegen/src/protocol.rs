@@ -123,10 +123,10 @@ fn read_deprecated(
 /// Generates the protocol's code into `out` (created if needed): `protocol.rs`, which includes
 /// `defs/_defs.rs` and one file per generated definition.
 ///
-/// In order: [`read_inputs`] reads the map, the definitions folder and `deprecated.json`;
-/// every definition is resolved; [`select`] chooses each message's current version and what the
-/// options ask to generate; the chosen definitions are emitted; [`Tables`] writes the data of the
-/// crate (opcode map, version table, opcode constants, the `Packet` enum and its views).
+/// In order: the map, the definitions folder and `deprecated.json` are read; every definition
+/// is resolved; each message's current version is chosen, and what the options select; the
+/// selected definitions are emitted; the crate's data (opcode map, version table, opcode
+/// constants, the `Packet` enum and its views) is written.
 pub fn generate(o: &ProtocolOptions, out: &Path) -> Result<Protocol, Error> {
     let inputs = read_inputs(o)?;
     let resolved = resolve_all(&inputs)?;
