@@ -15,7 +15,6 @@ use std::process::ExitCode;
 use def_parser::Mode;
 use def_runtime::Options;
 use def_runtime::tera::dynamic::Definition;
-use def_runtime::tera::json::from_hex;
 use def_runtime::tera::spans::{Span, SpanKind, spans};
 use def_runtime::tera::wire::Fixed;
 use serde_json::{Value, json};
@@ -55,9 +54,7 @@ pub fn print_out(text: &str) {
 
 /// Reads a hex packet argument (or `-`): whitespace is ignored.
 pub fn packet_arg(arg: &str) -> Result<Vec<u8>, String> {
-    let text = crate::tera::arg_or_stdin(arg)?;
-    let clean: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    from_hex(&clean).ok_or_else(|| "the packet is not a hex string".to_string())
+    crate::tera::parse_hex(&crate::tera::arg_or_stdin(arg)?)
 }
 
 /// Loads a definition.
@@ -238,9 +235,6 @@ pub fn run(
             print_out(&format!("{s}\n"));
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => crate::tera::fail(e),
     }
 }

@@ -110,7 +110,7 @@ pub fn run(def: &Path, padding: bool, a: &str, b: &str) -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::tera::fail(e);
             ExitCode::from(2)
         }
     }

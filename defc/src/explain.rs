@@ -378,7 +378,7 @@ pub fn run(def: &Path, svg_out: Option<&Path>) -> ExitCode {
     let d = match load(def) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::tera::fail(e);
             return ExitCode::FAILURE;
         }
     };

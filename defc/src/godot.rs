@@ -1,14 +1,16 @@
 //! `defc godot`: decode Godot Variant bytes to the typed JSON form and encode it back.
 //!
 //! ```text
-//! defc godot decode [--godot 3|4.0|4.2|4.3|4] [--allow-objects] [--framing bare|stream|stream-be|base64] [--strict] HEX|-
-//! defc godot encode [--godot 3|4.0|4.2|4.3|4] [--full-objects] [--double-precision] [--framing …] JSON|-
+//! defc godot decode --godot 3|4.0|4.2|4.3|4 [--allow-objects] [--framing bare|stream|stream-be|base64] [--strict] HEX|-
+//! defc godot encode --godot 3|4.0|4.2|4.3|4 [--full-objects] [--double-precision] [--framing …] JSON|-
 //! ```
 //!
 //! `-` reads standard input. Decoding refuses exactly what the engine refuses (exit status 1,
 //! the error with its byte offset, path and engine error code on stderr); trailing bytes after
 //! the value are reported on stderr but accepted, as the engine does, unless `--strict`. The
-//! JSON form is documented in `def_runtime::godot::json`. `--godot` defaults to 4 (4.4 and later; 4.1 and 4.4 are aliases of 4.0 and 4).
+//! JSON form is documented in `def_runtime::godot::json`. `--godot` is required: the bytes do not say which engine generation wrote them, and Godot 3
+//! bytes read as Godot 4 give other values without an error (`4` is 4.4 and later; 4.1 and 4.4
+//! are aliases of 4.0 and 4).
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -76,7 +78,7 @@ enum FramingArg {
 #[derive(Args)]
 pub struct DecodeArgs {
     /// Engine generation that wrote the bytes.
-    #[arg(long = "godot", value_enum, default_value = "4")]
+    #[arg(long = "godot", value_enum, required = true)]
     godot: GodotVersion,
     /// Accept full objects (`bytes2var(bytes, true)`); refused otherwise, as the engine does.
     #[arg(long)]
@@ -95,7 +97,7 @@ pub struct DecodeArgs {
 #[derive(Args)]
 pub struct EncodeArgs {
     /// Engine generation that will read the bytes.
-    #[arg(long = "godot", value_enum, default_value = "4")]
+    #[arg(long = "godot", value_enum, required = true)]
     godot: GodotVersion,
     /// As `var2bytes(value, true)`: typed containers keep their class / script names.
     #[arg(long)]

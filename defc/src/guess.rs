@@ -770,10 +770,7 @@ pub fn run(args: &Args<'_>) -> ExitCode {
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
+        Err(e) => crate::tera::fail(e),
     }
 }
 

@@ -305,10 +305,7 @@ fn main() -> ExitCode {
                     );
                     ExitCode::SUCCESS
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::FAILURE
-                }
+                Err(e) => tera::fail(e),
             }
         }
         #[cfg(feature = "godot")]

@@ -24,9 +24,48 @@ pub fn arg_or_stdin(arg: &str) -> Result<String, String> {
     }
 }
 
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
+/// Prints `msg` as one error and fails. A message that is a rendered diagnostic (a `.def`
+/// error: `FILE:LINE:COL`, `error: ...`, the line and a caret) carries its own `error:`, and is
+/// printed as it is: one prefix either way.
+pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    let msg = msg.to_string();
+    if msg.starts_with("error:") {
+        eprintln!("{msg}");
+    } else {
+        eprintln!("error: {msg}");
+    }
     ExitCode::FAILURE
+}
+
+/// The bytes of a hex packet; whitespace anywhere is ignored. A character that is not a hex
+/// digit is named (escaped) with its line and column, and an odd number of digits is said.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let mut digits = Vec::with_capacity(text.len());
+    for (line, l) in text.split('\n').enumerate() {
+        for (col, c) in l.chars().enumerate() {
+            if c.is_whitespace() {
+                continue;
+            }
+            match c.to_digit(16) {
+                Some(d) => digits.push(d as u8),
+                None => {
+                    return Err(format!(
+                        "the packet is not hex: {} at line {}, column {}",
+                        c.escape_debug(),
+                        line + 1,
+                        col + 1
+                    ));
+                }
+            }
+        }
+    }
+    if digits.len() % 2 == 1 {
+        return Err(format!(
+            "the packet has an odd number of hex digits ({}): the last byte is cut",
+            digits.len()
+        ));
+    }
+    Ok(digits.chunks_exact(2).map(|p| p[0] << 4 | p[1]).collect())
 }
 
 /// `defc check PATH... [--strict]`.
@@ -66,7 +105,7 @@ pub fn check(paths: &[PathBuf], strict: bool) -> ExitCode {
         let text = match def_parser::text::read_file(f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {}: {e}", f.display());
+                let _ = fail(format!("{}: {e}", f.display()));
                 errors += 1;
                 continue;
             }
@@ -109,9 +148,7 @@ fn load(def: &Path) -> Result<Definition, String> {
 pub fn decode(def: &Path, padding: bool, strict: bool, hex: &str) -> ExitCode {
     let run = || -> Result<String, String> {
         let d = load(def)?;
-        let hex = arg_or_stdin(hex)?;
-        let clean: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
-        let bytes = from_hex(&clean).ok_or("the packet is not a hex string")?;
+        let bytes = parse_hex(&arg_or_stdin(hex)?)?;
         let v = d
             .decode_json(&bytes, Options::new().padding(padding).strict(strict))
             .map_err(|e| e.to_string())?;

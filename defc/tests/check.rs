@@ -53,3 +53,58 @@ fn fifos_and_utf16_files_are_refused_with_the_reason() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("3 files, 0 warnings, 2 errors"), "{stdout}");
 }
+
+/// `defc` and its arguments; success, stdout, stderr.
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn errors_have_one_prefix_and_bad_hex_its_position() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("defc-errors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("S_BAD.1.def");
+    std::fs::write(&bad, "int33 x\n").unwrap();
+    let (ok, _, err) = run(&["decode", "--def", bad.to_str().unwrap(), "04003412"]);
+    assert!(!ok);
+    assert!(err.starts_with("error: unknown type `int33`"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+
+    let def = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../protocol-defs/data/definitions/S_EXAMPLE.1.def");
+    let def = def.to_str().unwrap();
+    let (ok, _, err) = run(&["decode", "--def", def, "2800 34zz"]);
+    assert!(!ok);
+    assert_eq!(err, "error: the packet is not hex: z at line 1, column 8\n");
+    let (ok, _, err) = run(&["decode", "--def", def, "280"]);
+    assert!(!ok);
+    assert!(err.contains("odd number of hex digits (3)"), "{err}");
+    // A bidi override in the input is shown escaped, not obeyed by the terminal.
+    let (_, _, err) = run(&["annotate", "--def", def, "28\u{202e}00"]);
+    assert!(err.contains("\\u{202e}"), "{err}");
+}
+
+#[test]
+fn offsets_past_the_end_say_how_much_is_needed() {
+    let def = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../protocol-defs/data/definitions/S_EXAMPLE.1.def");
+    // S_EXAMPLE: int32 level, string name, array items. The name's offset (0x0e) lies inside the
+    // 15-byte packet, but its UTF-16 unit needs 2 bytes and only 1 is left.
+    let (ok, _, err) = run(&[
+        "decode",
+        "--def",
+        def.to_str().unwrap(),
+        "0f0034120e000000000007000000ff",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("run past the end of the packet"), "{err}");
+}

@@ -92,12 +92,15 @@ fn element_chain_pointing_outside_the_packet() {
     let mut b = valid();
     put16(&mut b, 12, 0xfff0); // first element's next
     let e = fail(&b);
-    assert_eq!(
-        *e.kind(),
-        K::OffsetOutOfBounds {
-            offset: 0xfff0,
-            len: 52
-        },
+    assert!(
+        matches!(
+            e.kind(),
+            K::OffsetOutOfBounds {
+                offset: 0xfff0,
+                len: 52,
+                ..
+            }
+        ),
         "{e}"
     );
     assert_eq!(e.path(), "items[1]", "{e}");
@@ -122,12 +125,15 @@ fn element_chain_pointing_outside_the_packet() {
     let mut b = valid();
     put16(&mut b, 8, 0x8000);
     let e = fail(&b);
-    assert_eq!(
-        *e.kind(),
-        K::OffsetOutOfBounds {
-            offset: 0x8000,
-            len: 52
-        },
+    assert!(
+        matches!(
+            e.kind(),
+            K::OffsetOutOfBounds {
+                offset: 0x8000,
+                len: 52,
+                ..
+            }
+        ),
         "{e}"
     );
 }

@@ -23,10 +23,13 @@ pub enum DecodeErrorKind {
         /// Bytes left in the packet from the field's offset.
         available: usize,
     },
-    /// An offset (of a string, bytes or an array element) points outside the packet.
+    /// An offset (of a string, bytes or an array element) points where what is read there does
+    /// not fit in the packet.
     OffsetOutOfBounds {
         /// The offset.
         offset: usize,
+        /// Bytes read from the offset (a string: its first unit; an element: its `here`/`next`).
+        needed: usize,
         /// The packet's length.
         len: usize,
     },
@@ -102,9 +105,22 @@ impl fmt::Display for DecodeErrorKind {
             Truncated { needed, available } => {
                 write!(f, "truncated: needs {needed} bytes, {available} left")
             }
-            OffsetOutOfBounds { offset, len } => {
-                write!(f, "offset {offset:#x} points past the end (len {len:#x})")
-            }
+            OffsetOutOfBounds {
+                offset,
+                needed,
+                len,
+            } if offset >= len => write!(
+                f,
+                "offset {offset:#x} points past the end of the packet ({len:#x} bytes; {needed} needed there)"
+            ),
+            OffsetOutOfBounds {
+                offset,
+                needed,
+                len,
+            } => write!(
+                f,
+                "{needed} bytes at offset {offset:#x} run past the end of the packet ({len:#x} bytes)"
+            ),
             OffsetInHeader { offset } => {
                 write!(f, "offset {offset:#x} points into the packet header")
             }

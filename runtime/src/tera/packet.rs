@@ -78,16 +78,6 @@ pub(crate) fn decode_whole<T>(
     opts: Options,
     body: impl FnOnce(&mut Reader<'_>) -> Result<T, DecodeError>,
 ) -> Result<T, DecodeError> {
-    let mut r = begin_whole(bytes, opts)?;
-    let p = body(&mut r)?;
-    end_whole(&r, bytes, opts)?;
-    Ok(p)
-}
-
-/// [`decode_whole`] before the body: the header is there, and in strict mode its length is the
-/// packet's; the reader at the body.
-#[inline]
-fn begin_whole(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
     let body_start = opts.body_offset();
     if bytes.len() < body_start {
         return Err(DecodeError::new(
@@ -102,12 +92,8 @@ fn begin_whole(bytes: &[u8], opts: Options) -> Result<Reader<'_>, DecodeError> {
     if opts.strict {
         check_length(bytes)?;
     }
-    Ok(Reader::new(bytes, opts))
-}
-
-/// [`decode_whole`] after the body: in strict mode, no byte is left over.
-#[inline]
-fn end_whole(r: &Reader<'_>, bytes: &[u8], opts: Options) -> Result<(), DecodeError> {
+    let mut r = Reader::new(bytes, opts);
+    let p = body(&mut r)?;
     if opts.strict && r.furthest() != bytes.len() {
         return Err(DecodeError::new(
             DecodeErrorKind::TrailingBytes {
@@ -117,7 +103,7 @@ fn end_whole(r: &Reader<'_>, bytes: &[u8], opts: Options) -> Result<(), DecodeEr
             r.furthest(),
         ));
     }
-    Ok(())
+    Ok(p)
 }
 
 /// The framing around a whole packet, shared by generated code and the dynamic codec: the header

@@ -253,6 +253,7 @@ fn check(buf: &[u8], body: usize, offset: usize, len: usize) -> Result<(), Decod
         return Err(DecodeError::new(
             K::OffsetOutOfBounds {
                 offset,
+                needed: len,
                 len: buf.len(),
             },
             offset,

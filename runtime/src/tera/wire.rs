@@ -450,6 +450,7 @@ impl<'a> Reader<'a> {
             return Err(self.err(
                 K::OffsetOutOfBounds {
                     offset,
+                    needed: len,
                     len: self.buf.len(),
                 },
                 offset,
