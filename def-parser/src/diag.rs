@@ -245,8 +245,9 @@ impl LineIndex {
     }
 }
 
-/// Diagnostics of one file together with its text, rendered in full by `Display`.
-#[derive(Debug, Clone)]
+/// Diagnostics of one file together with its text, rendered in full by `Display`. `Debug` (what
+/// `?` out of `main` prints) shows the file, the counts and the first diagnostic, never the text.
+#[derive(Clone)]
 pub struct Report {
     /// The file's name as shown in messages.
     pub file: String,
@@ -277,6 +278,28 @@ impl fmt::Display for Report {
             f.write_str(&d.render(&self.file, &self.text))?;
         }
         Ok(())
+    }
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Report");
+        d.field("file", &shorten(&self.file))
+            .field("errors", &self.errors())
+            .field("warnings", &self.warnings());
+        if let Some(first) = self.diagnostics.first() {
+            d.field(
+                "first",
+                &format_args!(
+                    "{}:{}:{}: {}",
+                    shorten(&self.file).escape_debug(),
+                    first.line,
+                    first.column,
+                    shorten(&first.message).escape_debug()
+                ),
+            );
+        }
+        d.finish_non_exhaustive()
     }
 }
 

@@ -173,3 +173,16 @@ fn a_fifo_is_refused_not_read() {
     assert!(e.to_string().contains("not a regular file"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `?` out of `main` prints `Debug`: a report of a large file shows the file, the counts and the
+/// first diagnostic, not the file's text.
+#[test]
+fn debug_of_a_report_is_short() {
+    let text = format!("{}int33 x\n", "int32 a # padding the file\n".repeat(10_000));
+    let report = def_parser::compile_str("S_BIG.1.def", &text, def_parser::Mode::Compatible)
+        .expect_err("unknown type");
+    let shown = format!("{report:?}");
+    assert!(shown.len() < 500, "{} bytes: {shown}", shown.len());
+    assert!(shown.contains("S_BIG.1.def:10001:1"), "{shown}");
+    assert!(!shown.contains("padding the file"), "{shown}");
+}

@@ -255,8 +255,15 @@ struct DecodeErrorInner {
 
 /// A refusal to decode: the kind, the byte offset (from the start of the input) and the path
 /// inside nested containers. Boxed so that `Result<_, DecodeError>` stays one pointer wide.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `Debug` reads as `Display` does, inside `DecodeError(..)`.
+#[derive(Clone, PartialEq, Eq)]
 pub struct DecodeError(Box<DecodeErrorInner>);
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DecodeError({self})")
+    }
+}
 
 impl DecodeError {
     #[cold]

@@ -75,8 +75,9 @@ impl fmt::Display for TagPath {
     }
 }
 
-/// Everything that can go wrong reading or writing NBT.
-#[derive(Debug, thiserror::Error)]
+/// Everything that can go wrong reading or writing NBT. `Debug` reads as `Display` does (the
+/// path root first), inside `NbtError(..)`.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum NbtError {
     /// The input ended inside a tag.
@@ -370,3 +371,9 @@ impl NbtError {
 
 /// Result alias for this module.
 pub type Result<T, E = NbtError> = std::result::Result<T, E>;
+
+impl fmt::Debug for NbtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NbtError({self})")
+    }
+}
