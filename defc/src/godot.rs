@@ -276,10 +276,25 @@ mod tests {
             ExitCode::FAILURE
         );
         assert_eq!(
-            run_args(&["decode", "--framing", "base64", "AgAAACoAAAA="]),
+            run_args(&[
+                "decode",
+                "--godot",
+                "3",
+                "--framing",
+                "base64",
+                "AgAAACoAAAA="
+            ]),
             ExitCode::SUCCESS
         );
-        assert_eq!(run_args(&["decode", "not hex"]), ExitCode::FAILURE);
+        assert_eq!(
+            run_args(&["decode", "--godot", "3", "not hex"]),
+            ExitCode::FAILURE
+        );
+        // Without --godot: refused by the argument parser.
+        assert!(
+            Wrap::try_parse_from(["godot", "decode", "020000002a000000"]).is_err(),
+            "--godot is required"
+        );
     }
 
     #[test]
@@ -305,7 +320,7 @@ mod tests {
             ExitCode::SUCCESS
         );
         assert_eq!(
-            run_args(&["encode", r#"{"type":"nope"}"#]),
+            run_args(&["encode", "--godot", "4", r#"{"type":"nope"}"#]),
             ExitCode::FAILURE
         );
         assert_eq!(
