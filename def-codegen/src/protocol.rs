@@ -1088,7 +1088,7 @@ categories = ["encoding", "network-programming"]
 
 [features]
 default = ["serde", "views"]
-# Serialize/Deserialize in the tera-vectors JSON form, and JSON entry points per definition.
+# Serialize/Deserialize in the tera-vectors JSON form.
 serde = ["def-runtime/serde"]
 # Zero-copy views (`Packet::view`, a `view` module per definition).
 views = []
