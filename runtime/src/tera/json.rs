@@ -24,46 +24,11 @@ impl<'de> Deserialize<'de> for Angle {
     }
 }
 
-/// `{"x", "y", "z"}`, the JSON form of `vec3` and `vec3fa`.
-#[derive(Default)]
+#[derive(Serialize, Deserialize)]
 struct Xyz {
     x: f64,
     y: f64,
     z: f64,
-}
-
-impl Serialize for Xyz {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Xyz", 3)?;
-        st.serialize_field("x", &self.x)?;
-        st.serialize_field("y", &self.y)?;
-        st.serialize_field("z", &self.z)?;
-        st.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Xyz {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::fields::deserialize_struct(d)
-    }
-}
-
-impl super::fields::Fields for Xyz {
-    const NAME: &'static str = "Xyz";
-    const FIELDS: &'static [&'static str] = &["x", "y", "z"];
-    const DEFAULT: bool = false;
-    fn field<'de, S: super::fields::Source<'de>>(
-        &mut self,
-        index: usize,
-        source: &mut S,
-    ) -> Result<(), S::Error> {
-        match index {
-            0 => self.x = source.value()?,
-            1 => self.y = source.value()?,
-            _ => self.z = source.value()?,
-        }
-        Ok(())
-    }
 }
 
 impl Serialize for Vec3 {
@@ -102,52 +67,15 @@ impl<'de> Deserialize<'de> for Vec3fa {
     }
 }
 
-/// `{"id", "huntingZoneId", "type", "npc", "reserved"}`, the JSON form of skill ids.
-#[derive(Default)]
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct SkillParts {
     id: u32,
     hunting_zone_id: u32,
+    #[serde(rename = "type")]
     kind: u32,
     npc: bool,
     reserved: u32,
-}
-
-impl Serialize for SkillParts {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("SkillParts", 5)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("huntingZoneId", &self.hunting_zone_id)?;
-        st.serialize_field("type", &self.kind)?;
-        st.serialize_field("npc", &self.npc)?;
-        st.serialize_field("reserved", &self.reserved)?;
-        st.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for SkillParts {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        super::fields::deserialize_struct(d)
-    }
-}
-
-impl super::fields::Fields for SkillParts {
-    const NAME: &'static str = "SkillParts";
-    const FIELDS: &'static [&'static str] = &["id", "huntingZoneId", "type", "npc", "reserved"];
-    const DEFAULT: bool = false;
-    fn field<'de, S: super::fields::Source<'de>>(
-        &mut self,
-        index: usize,
-        source: &mut S,
-    ) -> Result<(), S::Error> {
-        match index {
-            0 => self.id = source.value()?,
-            1 => self.hunting_zone_id = source.value()?,
-            2 => self.kind = source.value()?,
-            3 => self.npc = source.value()?,
-            _ => self.reserved = source.value()?,
-        }
-        Ok(())
-    }
 }
 
 /// `SkillId` and `SkillId32` have the same parts (different widths on the wire), so the same
@@ -227,18 +155,6 @@ impl<'de> Deserialize<'de> for Customize {
             }
         }
         d.deserialize_struct("Customize", &CUSTOMIZE_KEYS, V)
-    }
-}
-
-/// A `bytes` value of the dynamic codec's JSON: a hex string, either case.
-#[cfg(feature = "dynamic")]
-pub(crate) mod bytes_hex {
-    use super::*;
-
-    /// Reads hex (either case).
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = String::deserialize(d)?;
-        from_hex(&s).ok_or_else(|| de::Error::custom("invalid hex string"))
     }
 }
 

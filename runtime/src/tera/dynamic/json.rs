@@ -19,7 +19,7 @@ use super::record::{RecordRef, ValueRef};
 use super::value::{Array, Records, Value, for_scalars};
 use super::{At, JsonError, Missing, err};
 use crate::tera::TeraString;
-use crate::tera::json::bytes_hex;
+use crate::tera::fields::bytes_hex;
 
 fn num(v: f64) -> Json {
     Number::from_f64(v).map_or(Json::Null, Json::Number)
