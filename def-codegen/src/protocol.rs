@@ -466,8 +466,6 @@ fn emit_definitions(
 struct Variant {
     /// The variant's name (`SLogin`).
     ident: String,
-    /// The message type's path (`s_login::v14::SLogin`).
-    ty: String,
     /// The definition's module (`s_login::v14`).
     module: String,
     /// The message type's name in it (`SLogin`).
@@ -476,6 +474,13 @@ struct Variant {
     name: String,
     opcode: u16,
     version: u32,
+}
+
+impl Variant {
+    /// The message type's path (`s_login::v14::SLogin`).
+    fn ty(&self) -> String {
+        format!("{}::{}", self.module, self.type_name)
+    }
 }
 
 /// The data of a generated crate beside its definitions, and how it is written.
@@ -548,7 +553,6 @@ impl<'a> Tables<'a> {
                 let g = &e.generated;
                 variants.push(Variant {
                     ident: variant_names[name.as_str()].clone(),
-                    ty: format!("{}::{}", g.module, g.type_name),
                     module: g.module.clone(),
                     type_name: g.type_name.clone(),
                     name: name.clone(),
@@ -632,7 +636,6 @@ impl<'a> Tables<'a> {
     }
 
     fn opcodes(&self, s: &mut String) {
-        let rt = &self.o.runtime;
         let _ = writeln!(
             s,
             "\n/// The opcode map both ways, and the opcodes whose packets carry 8 bytes of padding.\npub static MAP: OpcodeMap = OpcodeMap::new(\n    &["
@@ -674,7 +677,6 @@ pub fn has_padding(opcode: u16) -> bool {{
 #[allow(non_upper_case_globals)]
 pub mod opcodes {{"#
         );
-        let _ = rt;
         for (n, c) in self.map {
             if naming::is_plain_ident(n) {
                 let _ = writeln!(s, "    /// `{n}`.\n    pub const {n}: u16 = {c};");
@@ -686,7 +688,9 @@ pub mod opcodes {{"#
                 let _ = writeln!(
                     s,
                     "\nimpl {} {{\n    /// The opcode of `{}` in this protocol.\n    pub const OPCODE: u16 = opcodes::{};\n}}",
-                    v.ty, v.name, v.name
+                    v.ty(),
+                    v.name,
+                    v.name
                 );
             }
         }
@@ -710,7 +714,12 @@ pub mod opcodes {{"#
             let _ = writeln!(
                 s,
                 "    /// `{}` (opcode {}), version {}: [`{}`].\n    {}({}),",
-                v.name, v.opcode, v.version, v.ty, v.ident, v.ty
+                v.name,
+                v.opcode,
+                v.version,
+                v.ty(),
+                v.ident,
+                v.ty()
             );
         }
         s.push_str("    /// An opcode without a current definition in this crate; forwarded unchanged.\n    Raw(RawPacket),\n}\n\n");
@@ -739,7 +748,9 @@ pub mod opcodes {{"#
                 let _ = writeln!(
                     s,
                     "            {} => Packet::{}(<{} as {rt}::Packet>::decode(bytes, opts)?),",
-                    v.opcode, v.ident, v.ty
+                    v.opcode,
+                    v.ident,
+                    v.ty()
                 );
             }
             s.push_str("            _ => Packet::Raw(RawPacket { opcode, name: name_of(opcode), bytes: bytes.to_vec() }),\n        })\n    }\n\n");
@@ -754,8 +765,10 @@ pub mod opcodes {{"#
         for v in &self.variants {
             let _ = writeln!(
                 s,
-                "            Packet::{}(p) => <{} as {rt}::Packet>::encode(p, {}, MAP.options({}, {rt}::Options::new())),",
-                v.ident, v.ty, v.opcode, v.opcode
+                "            Packet::{}(p) => <{} as {rt}::Packet>::encode(p, {}, {rt}::Options::new()),",
+                v.ident,
+                v.ty(),
+                v.opcode
             );
         }
         s.push_str("            Packet::Raw(r) => ::core::result::Result::Ok(r.bytes.clone()),\n        }\n    }\n\n    /// The opcode.\n    pub fn opcode(&self) -> u16 {\n        match self {\n");
@@ -804,7 +817,7 @@ pub mod opcodes {{"#
                 for v in &self.variants {
                     let _ = writeln!(
                         s,
-                        "            {} => PacketView::{}({}::view::{}::new(bytes, opts)?),",
+                        "            {} => PacketView::{}({}::view::{}::new(bytes, MAP.options(opcode, opts))?),",
                         v.opcode, v.ident, v.module, v.type_name
                     );
                 }
@@ -843,7 +856,6 @@ pub fn definition(file: &str) -> ::core::option::Option<&'static Definition> {{
 pub static DEFINITIONS: &[Definition] = &[
 "#
         );
-        let json = if self.o.serde { "with_json" } else { "of" };
         for (file, ty, history) in &self.definitions {
             let cfg = if *history {
                 "#[cfg(feature = \"history\")] "
@@ -853,7 +865,7 @@ pub static DEFINITIONS: &[Definition] = &[
             if self.o.serde {
                 let _ = writeln!(
                     s,
-                    "    {cfg}#[cfg(feature = \"serde\")] Definition::{json}::<{ty}>({file:?}),\n    {cfg}#[cfg(not(feature = \"serde\"))] Definition::of::<{ty}>({file:?}),"
+                    "    {cfg}#[cfg(feature = \"serde\")] Definition::with_json::<{ty}>({file:?}),\n    {cfg}#[cfg(not(feature = \"serde\"))] Definition::of::<{ty}>({file:?}),"
                 );
             } else {
                 let _ = writeln!(s, "    {cfg}Definition::of::<{ty}>({file:?}),");

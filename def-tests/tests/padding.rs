@@ -93,6 +93,18 @@ fn every_entry_point_reads_the_plain_packet_without_padding() {
         PacketView::SPlainMoney(v) => assert_eq!((v.money(), v.count()), (MONEY, COUNT)),
         other => panic!("{other:?}"),
     }
+    // The enum applies the protocol's rule whatever the options say, owned and viewed alike.
+    let wrong = Options::new().padding(true);
+    match (
+        Packet::decode(&bytes, wrong).unwrap(),
+        Packet::view(&bytes, wrong).unwrap(),
+    ) {
+        (Packet::SPlainMoney(m), PacketView::SPlainMoney(v)) => {
+            assert_eq!((m.money, m.count), (MONEY, COUNT));
+            assert_eq!((v.money(), v.count()), (MONEY, COUNT));
+        }
+        other => panic!("{other:?}"),
+    }
     let m = plain::SPlainMoney::decode(&bytes, opts).unwrap();
     assert_eq!((m.money, m.count), (MONEY, COUNT));
     let v = plain::view::SPlainMoney::new(&bytes, opts).unwrap();
