@@ -33,7 +33,7 @@ pub struct Config {
     include_file: String,
     cargo_output: bool,
     /// The padded messages ([`Config::padding_messages`]).
-    padding: Option<Vec<String>>,
+    padding: Vec<String>,
 }
 
 impl Default for Config {
@@ -45,7 +45,7 @@ impl Default for Config {
             mode: Mode::Compatible,
             include_file: "_defs.rs".into(),
             cargo_output: true,
-            padding: None,
+            padding: Vec::new(),
         }
     }
 }
@@ -301,9 +301,7 @@ impl Config {
         &mut self,
         names: impl IntoIterator<Item = S>,
     ) -> &mut Self {
-        self.padding
-            .get_or_insert_with(Vec::new)
-            .extend(names.into_iter().map(Into::into));
+        self.padding.extend(names.into_iter().map(Into::into));
         self
     }
 
@@ -383,15 +381,23 @@ impl Config {
 
     /// The code of one resolved definition (`base`: its file name), with its `PADDING`.
     pub(crate) fn emit_layout(&self, base: &str, layout: &Layout) -> Result<String, Error> {
-        let padded = layout.name.as_ref().is_some_and(|n| {
-            self.padding
-                .as_ref()
-                .is_some_and(|list| list.contains(&n.name))
-        });
-        let mut emit = self.emit.clone();
-        emit.padding = padded.then_some(true);
+        let padded = layout
+            .name
+            .as_ref()
+            .is_some_and(|n| self.padding.contains(&n.name));
+        // The options stay shared; a padded message (few per protocol) gets its own copy.
+        let padded_emit;
+        let emit = if padded {
+            padded_emit = EmitOptions {
+                padding: Some(true),
+                ..self.emit.clone()
+            };
+            &padded_emit
+        } else {
+            &self.emit
+        };
         let mut code =
-            generate(layout, base, &emit).map_err(|e| Error::Internal(format!("{base}: {e}")))?;
+            generate(layout, base, emit).map_err(|e| Error::Internal(format!("{base}: {e}")))?;
         code.push_str(&format!(
             "\n/// Whether this message carries 8 bytes of padding after the header in this protocol.\npub const PADDING: bool = {padded};\n"
         ));

@@ -332,23 +332,21 @@ impl Gen<'_> {
                 None => quote!(__st.serialize_field(#key, &self.#id)?;),
             }
         });
-        let arms = fields.iter().enumerate().map(|(i, (m, id))| {
-            let i = Literal::usize_unsuffixed(i);
-            match wrapper(m) {
-                Some(w) => quote!(#i => self.#id = __src.value::<#w<_>>()?.0,),
-                None => quote!(#i => self.#id = __src.value()?,),
-            }
-        });
-        let body = match fields {
+        // One statement per field that reads it from the source into its place.
+        let reads: Vec<TokenStream> = fields
+            .iter()
+            .map(|(m, id)| match wrapper(m) {
+                Some(w) => quote!(self.#id = __src.value::<#w<_>>()?.0),
+                None => quote!(self.#id = __src.value()?),
+            })
+            .collect();
+        let body = match reads.as_slice() {
             [] => quote!(let _ = (__i, __src);),
-            [(m, id)] => {
-                let read = match wrapper(m) {
-                    Some(w) => quote!(__src.value::<#w<_>>()?.0),
-                    None => quote!(__src.value()?),
-                };
-                quote!(if __i == 0 { self.#id = #read; })
+            [read] => quote!(if __i == 0 { #read; }),
+            _ => {
+                let i = (0..reads.len()).map(Literal::usize_unsuffixed);
+                quote!(match __i { #(#i => #reads,)* _ => {} })
             }
-            _ => quote!(match __i { #(#arms)* _ => {} }),
         };
         let n = Literal::usize_unsuffixed(fields.len());
         let mut_st = if fields.is_empty() {
