@@ -246,13 +246,17 @@ impl Config {
         self
     }
 
-    /// serde derives, always (`true`) or never (`false`).
+    /// serde support in the tera-vectors JSON form, always (`true`) or never (`false`). The
+    /// generated impls call the runtime (its `serde` feature); they need no serde dependency in
+    /// the including crate, except for a struct given a serde attribute through
+    /// [`Config::type_attribute`] or [`Config::field_attribute`]: that struct derives serde, and
+    /// the including crate then depends on `serde` with its `derive` feature.
     pub fn serde(&mut self, on: bool) -> &mut Self {
         self.emit.serde = if on { Serde::On } else { Serde::Off };
         self
     }
 
-    /// serde derives behind a cargo feature of the including crate.
+    /// serde support as [`Config::serde`], behind a cargo feature of the including crate.
     pub fn serde_feature(&mut self, feature: impl Into<String>) -> &mut Self {
         self.emit.serde = Serde::Feature(feature.into());
         self

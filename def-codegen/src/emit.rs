@@ -273,6 +273,8 @@ impl Gen<'_> {
             MemberKind::Scalar(Scalar::Float) => Some("f32_as_f64"),
             MemberKind::ArrayOf(ElemType::Scalar(Scalar::Float)) => Some("vec_f32_as_f64"),
             MemberKind::Bytes => Some("bytes_hex"),
+            MemberKind::String => Some("tera_string"),
+            MemberKind::ArrayOf(ElemType::String) => Some("vec_tera_string"),
             _ => None,
         };
         if let Some(w) = with {
@@ -323,6 +325,7 @@ impl Gen<'_> {
             MemberKind::Scalar(Scalar::Float)
             | MemberKind::ArrayOf(ElemType::Scalar(Scalar::Float)) => Some(quote!(#p::F64)),
             MemberKind::Bytes => Some(quote!(#p::Hex)),
+            MemberKind::String | MemberKind::ArrayOf(ElemType::String) => Some(quote!(#p::Str)),
             _ => None,
         };
         let puts = fields.iter().map(|(m, id)| {

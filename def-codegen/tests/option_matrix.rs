@@ -136,8 +136,10 @@ fn generated_code_builds_warning_free_under_every_option_as_lib_and_bin() {
     let manifest = format!(
         "[package]\nname = \"option-matrix\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          [lib]\npath = \"src/lib.rs\"\n\n[[bin]]\nname = \"option-matrix\"\npath = \"src/main.rs\"\n\n\
-         [features]\nser = [\"def-runtime/serde\"]\n\n\
-         [dependencies]\ndef-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+         [features]\nser = [\"def-runtime/serde\", \"dep:serde\"]\n\n\
+         [dependencies]\ndef-runtime = {{ path = {:?} }}\n\
+         # The `attributes` combination's serde attribute makes its struct derive serde.\n\
+         serde = {{ version = \"1\", optional = true, features = [\"derive\"] }}\n\n[workspace]\n",
         runtime.display().to_string()
     );
     std::fs::write(scratch.join("Cargo.toml"), manifest).unwrap();

@@ -197,7 +197,8 @@ pub use compact_str;
 pub mod __private {
     #[cfg(feature = "serde")]
     pub use crate::tera::fields::{
-        F64, Fields, Hex, Source, bytes_hex, deserialize_struct, f32_as_f64, vec_f32_as_f64,
+        F64, Fields, Hex, Source, Str, bytes_hex, deserialize_struct, f32_as_f64, tera_string,
+        vec_f32_as_f64, vec_tera_string,
     };
     #[cfg(feature = "serde")]
     pub use crate::tera::protocol::serde_form::{

@@ -16,6 +16,8 @@ use core::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use super::TeraString;
+
 /// Where a generated struct reads the value of one field from: the map's next value, or the
 /// sequence's next element.
 pub trait Source<'de> {
@@ -233,6 +235,91 @@ impl<'de> Deserialize<'de> for Hex<Vec<u8>> {
         super::json::from_hex(&s)
             .map(Hex)
             .ok_or_else(|| de::Error::custom("invalid hex string"))
+    }
+}
+
+/// A `string` field (or `array<string>`) in its serde form: a JSON string. Written here, not
+/// taken from `compact_str`'s serde feature, which builds serde's derive macro for every user.
+pub struct Str<T>(pub T);
+
+impl Serialize for Str<&TeraString> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl Serialize for Str<&Vec<TeraString>> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| t.as_str()))
+    }
+}
+
+/// Reads a string into a [`TeraString`], borrowing nothing.
+struct StrVisitor;
+
+impl Visitor<'_> for StrVisitor {
+    type Value = TeraString;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<TeraString, E> {
+        Ok(TeraString::from(v))
+    }
+
+    fn visit_string<E: de::Error>(self, v: alloc::string::String) -> Result<TeraString, E> {
+        Ok(TeraString::from(v))
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<TeraString, E> {
+        core::str::from_utf8(v)
+            .map(TeraString::from)
+            .map_err(|_| de::Error::invalid_value(de::Unexpected::Bytes(v), &self))
+    }
+}
+
+impl<'de> Deserialize<'de> for Str<TeraString> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_string(StrVisitor).map(Str)
+    }
+}
+
+impl<'de> Deserialize<'de> for Str<Vec<TeraString>> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Vec::<Str<TeraString>>::deserialize(d)?;
+        Ok(Str(v.into_iter().map(|s| s.0).collect()))
+    }
+}
+
+/// `#[serde(with)]` for a `string` field of a struct that keeps serde's derive: the same form as
+/// [`Str`].
+pub mod tera_string {
+    use super::*;
+
+    /// Writes the string.
+    pub fn serialize<S: Serializer>(v: &TeraString, s: S) -> Result<S::Ok, S::Error> {
+        Str(v).serialize(s)
+    }
+
+    /// Reads a string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<TeraString, D::Error> {
+        Ok(Str::<TeraString>::deserialize(d)?.0)
+    }
+}
+
+/// `#[serde(with)]` for an `array<string>` field, as [`tera_string`].
+pub mod vec_tera_string {
+    use super::*;
+
+    /// Writes the strings.
+    pub fn serialize<S: Serializer>(v: &Vec<TeraString>, s: S) -> Result<S::Ok, S::Error> {
+        Str(v).serialize(s)
+    }
+
+    /// Reads strings.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TeraString>, D::Error> {
+        Ok(Str::<Vec<TeraString>>::deserialize(d)?.0)
     }
 }
 

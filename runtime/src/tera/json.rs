@@ -10,6 +10,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
+use super::fields::{Fields, Source, deserialize_struct};
 use super::values::{ANGLE_TO_RADIANS, Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 
 impl Serialize for Angle {
@@ -24,11 +25,42 @@ impl<'de> Deserialize<'de> for Angle {
     }
 }
 
-#[derive(Serialize, Deserialize)]
+/// The JSON object of a vector: `{"x", "y", "z"}`.
+#[derive(Default)]
 struct Xyz {
     x: f64,
     y: f64,
     z: f64,
+}
+
+impl Serialize for Xyz {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Xyz", 3)?;
+        st.serialize_field("x", &self.x)?;
+        st.serialize_field("y", &self.y)?;
+        st.serialize_field("z", &self.z)?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Xyz {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_struct(d)
+    }
+}
+
+impl Fields for Xyz {
+    const NAME: &'static str = "Xyz";
+    const FIELDS: &'static [&'static str] = &["x", "y", "z"];
+    const DEFAULT: bool = false;
+    fn field<'de, S: Source<'de>>(&mut self, i: usize, src: &mut S) -> Result<(), S::Error> {
+        match i {
+            0 => self.x = src.value()?,
+            1 => self.y = src.value()?,
+            _ => self.z = src.value()?,
+        }
+        Ok(())
+    }
 }
 
 impl Serialize for Vec3 {
@@ -67,15 +99,48 @@ impl<'de> Deserialize<'de> for Vec3fa {
     }
 }
 
-#[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// The JSON object of a skill id: its parts, named as the reference names them.
+#[derive(Default)]
 struct SkillParts {
     id: u32,
     hunting_zone_id: u32,
-    #[serde(rename = "type")]
     kind: u32,
     npc: bool,
     reserved: u32,
+}
+
+impl Serialize for SkillParts {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("SkillParts", 5)?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("huntingZoneId", &self.hunting_zone_id)?;
+        st.serialize_field("type", &self.kind)?;
+        st.serialize_field("npc", &self.npc)?;
+        st.serialize_field("reserved", &self.reserved)?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for SkillParts {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_struct(d)
+    }
+}
+
+impl Fields for SkillParts {
+    const NAME: &'static str = "SkillParts";
+    const FIELDS: &'static [&'static str] = &["id", "huntingZoneId", "type", "npc", "reserved"];
+    const DEFAULT: bool = false;
+    fn field<'de, S: Source<'de>>(&mut self, i: usize, src: &mut S) -> Result<(), S::Error> {
+        match i {
+            0 => self.id = src.value()?,
+            1 => self.hunting_zone_id = src.value()?,
+            2 => self.kind = src.value()?,
+            3 => self.npc = src.value()?,
+            _ => self.reserved = src.value()?,
+        }
+        Ok(())
+    }
 }
 
 /// `SkillId` and `SkillId32` have the same parts (different widths on the wire), so the same

@@ -42,4 +42,9 @@ pub use wire::{Level, Options};
 /// short texts) fit inline, and decoding them is then allocation-free. It converts from `&str`
 /// and `String` with `.into()`, compares with `&str` and `String`, and gives its `String` back
 /// with `into_string()`.
+///
+/// Generated structs read and write it as a JSON string themselves. `TeraString` itself
+/// implements serde's traits only with `compact_str`'s `serde` feature, which this crate leaves
+/// off (it would build serde's derive macro for every user): a crate that puts a `TeraString` in
+/// its own serde types turns it on in its own `Cargo.toml`.
 pub type TeraString = compact_str::CompactString;

@@ -19,7 +19,7 @@ use super::record::{RecordRef, ValueRef};
 use super::value::{Array, Records, Value, for_scalars};
 use super::{At, JsonError, Missing, err};
 use crate::tera::TeraString;
-use crate::tera::fields::bytes_hex;
+use crate::tera::fields::{Str, bytes_hex};
 
 fn num(v: f64) -> Json {
     Number::from_f64(v).map_or(Json::Null, Json::Number)
@@ -159,9 +159,9 @@ fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<
             match k {
                 $(Kind::Scalar(Scalar::$v) => Value::$v(de::<$t>(v, at)?),)*
                 $(Kind::Array(Scalar::$v) => Value::Array(Array::$v(de::<Vec<$t>>(v, at)?)),)*
-                Kind::String => Value::String(de(v, at)?),
+                Kind::String => Value::String(de::<Str<TeraString>>(v, at)?.0),
                 Kind::Bytes => Value::Bytes(bytes_hex::deserialize(v).map_err(|e| err(at, e.to_string()))?),
-                Kind::Strings => Value::Array(Array::String(de(v, at)?)),
+                Kind::Strings => Value::Array(Array::String(de::<Str<Vec<TeraString>>>(v, at)?.0)),
                 Kind::Objects(elem) => {
                     let items = v
                         .as_array()
