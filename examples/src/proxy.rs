@@ -117,9 +117,11 @@ pub async fn serve_one(
     let (client_in, client_out) = client.into_split();
     let (server_in, server_out) = upstream.into_split();
     let (r1, r2) = (report.clone(), report.clone());
-    let up = pump(client_in, server_out, move |p| log_chat(p, &r1));
-    let down = pump(server_in, client_out, move |p| double_money(p, &r2));
-    let (up, down) = tokio::join!(up, down);
+    // A task per direction: each waits on its own socket, and a full socket one way never
+    // stalls the other.
+    let up = tokio::spawn(pump(client_in, server_out, move |p| log_chat(p, &r1)));
+    let down = tokio::spawn(pump(server_in, client_out, move |p| double_money(p, &r2)));
+    let (up, down) = (up.await?, down.await?);
     let mut report = report.lock().expect("no panics while held").clone();
     report.forwarded = (up?, down?);
     Ok(report)
@@ -128,24 +130,22 @@ pub async fn serve_one(
 /// A peer of the demonstration: sends `packets` in chunks of `chunk` bytes (so that packets
 /// arrive cut at odd places), closes its sending side, and returns everything it received
 /// until the other side closed.
-pub async fn peer(stream: TcpStream, packets: &[u8], chunk: usize) -> std::io::Result<Vec<u8>> {
+pub async fn peer(stream: TcpStream, packets: Vec<u8>, chunk: usize) -> std::io::Result<Vec<u8>> {
     stream.set_nodelay(true)?;
     let (mut rx, mut tx) = stream.into_split();
-    let send = async move {
+    // Sends in a task of its own while this one receives: a peer that only sent first could
+    // wait forever on a proxy waiting for it to read.
+    let send = tokio::spawn(async move {
         for c in packets.chunks(chunk.max(1)) {
             tx.write_all(c).await?;
             tx.flush().await?;
         }
         tx.shutdown().await
-    };
-    let receive = async move {
-        let mut got = Vec::new();
-        rx.read_to_end(&mut got).await?;
-        Ok::<_, std::io::Error>(got)
-    };
-    let (sent, got) = tokio::join!(send, receive);
-    sent?;
-    got
+    });
+    let mut got = Vec::new();
+    rx.read_to_end(&mut got).await?;
+    send.await??;
+    Ok(got)
 }
 
 /// The demonstration's traffic, in each direction a few packets of hooked and other messages

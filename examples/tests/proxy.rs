@@ -19,11 +19,11 @@ async fn run(
     let (server_addr, proxy_addr) = (server.local_addr().unwrap(), proxy.local_addr().unwrap());
     let fake_server = async {
         let (stream, _) = server.accept().await.unwrap();
-        peer(stream, to_client, chunks.0).await.unwrap()
+        peer(stream, to_client.to_vec(), chunks.0).await.unwrap()
     };
     let fake_client = async {
         let stream = TcpStream::connect(proxy_addr).await.unwrap();
-        peer(stream, to_server, chunks.1).await.unwrap()
+        peer(stream, to_server.to_vec(), chunks.1).await.unwrap()
     };
     let (report, server_got, client_got) =
         tokio::join!(serve_one(&proxy, server_addr), fake_server, fake_client);
@@ -77,11 +77,11 @@ async fn a_cut_or_bad_stream_ends_the_connection_with_an_error() {
     cut.truncate(cut.len() - 1);
     let fake_server = async {
         let (stream, _) = server.accept().await.unwrap();
-        peer(stream, &[], 1).await
+        peer(stream, Vec::new(), 1).await
     };
     let fake_client = async {
         let stream = TcpStream::connect(proxy_addr).await.unwrap();
-        peer(stream, &cut, 4).await
+        peer(stream, cut.clone(), 4).await
     };
     let (report, _, _) = tokio::join!(serve_one(&proxy, server_addr), fake_server, fake_client);
     assert!(report.is_err(), "{report:?}");

@@ -8,24 +8,35 @@
 use def_examples::proxy::{peer, serve_one, traffic};
 use tokio::net::{TcpListener, TcpStream};
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?
+        .block_on(run())
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let server = TcpListener::bind("127.0.0.1:0").await?;
     let proxy = TcpListener::bind("127.0.0.1:0").await?;
     let (server_addr, proxy_addr) = (server.local_addr()?, proxy.local_addr()?);
     let (to_client, to_server) = (traffic::from_server(), traffic::from_client());
 
-    let fake_server = async {
-        let (stream, _) = server.accept().await?;
-        peer(stream, &to_client, 7).await
-    };
-    let fake_client = async {
-        let stream = TcpStream::connect(proxy_addr).await?;
-        peer(stream, &to_server, 5).await
-    };
-    let (report, server_got, client_got) =
-        tokio::join!(serve_one(&proxy, server_addr), fake_server, fake_client);
-    let (report, server_got, client_got) = (report?, server_got?, client_got?);
+    let fake_server = tokio::spawn({
+        let to_client = to_client.clone();
+        async move {
+            let (stream, _) = server.accept().await?;
+            peer(stream, to_client, 7).await
+        }
+    });
+    let fake_client = tokio::spawn({
+        let to_server = to_server.clone();
+        async move {
+            let stream = TcpStream::connect(proxy_addr).await?;
+            peer(stream, to_server, 5).await
+        }
+    });
+    let report = serve_one(&proxy, server_addr).await?;
+    let (server_got, client_got) = (fake_server.await??, fake_client.await??);
 
     for line in &report.logged {
         println!("logged: {line}");
