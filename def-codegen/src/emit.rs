@@ -3,7 +3,7 @@
 //! fields, and a `Packet` impl for the root. Emission is a pure function of the layout and the
 //! options.
 //!
-//! [`Level`]: https://docs.rs/def-runtime (the runtime's `tera::wire::Level`)
+//! [`Level`]: https://docs.rs/def-runtime (the runtime's `Level` trait, which generated code reaches through `__private`)
 
 use def_parser::ast::{ElemType, Scalar};
 use def_parser::layout::{Decl, Fixed, Layout, Level, Member, MemberKind, MetaKind, Step};
@@ -694,7 +694,7 @@ impl Gen<'_> {
             _ => unreachable!("variable fields only"),
         };
         (
-            quote!(let #local = #read.map_err(|e| e.in_field(#field))?;),
+            quote!(let #local = #read.map_err(|e| #rt::__private::in_field(e, #field))?;),
             write,
             len,
         )
@@ -796,7 +796,7 @@ impl Gen<'_> {
         kind: ViewKind,
     ) {
         let rt = self.view_rt.clone();
-        let v = quote!(#rt::tera::view);
+        let v = quote!(#rt::__private::view);
         let err = quote!(#rt::DecodeError);
         let res = quote!(::core::result::Result);
         let name = format_ident!("{}", names.ty);
@@ -882,14 +882,14 @@ impl Gen<'_> {
                             #[doc = #doc]
                             #[inline]
                             pub fn #get(&self) -> #res<#v::Utf16Str<'a>, #err> {
-                                self.0.string(#at).map_err(|e| e.in_field(#field_name))
+                                self.0.string(#at).map_err(|e| #rt::__private::in_field(e, #field_name))
                             }
                         }),
                         MemberKind::Bytes => gets.push(quote! {
                             #[doc = #doc]
                             #[inline]
                             pub fn #get(&self) -> #res<&'a [u8], #err> {
-                                self.0.data(#at).map_err(|e| e.in_field(#field_name))
+                                self.0.data(#at).map_err(|e| #rt::__private::in_field(e, #field_name))
                             }
                         }),
                         MemberKind::ArrayOf(ElemType::String) => gets.push(quote! {

@@ -52,7 +52,7 @@ fn skill_json(id: u32, hz: u32, kind: u32, npc: bool, reserved: u32) -> Value {
 }
 
 fn scalar(ty: Scalar, r: &mut Rng) -> Value {
-    let angle = |k: i16| k as f64 * def_runtime::tera::values::ANGLE_TO_RADIANS;
+    let angle = |k: i16| k as f64 * (std::f64::consts::PI / 32768.0);
     match ty {
         Scalar::Bool => json!(r.below(2) == 1),
         Scalar::Byte => json!(r.next() as u8),
@@ -72,7 +72,7 @@ fn scalar(ty: Scalar, r: &mut Rng) -> Value {
             let k = loop {
                 let k = r.next() as i16;
                 let rad = angle(k);
-                if (rad * def_runtime::tera::values::RADIANS_TO_ANGLE).trunc() == k as f64 {
+                if (rad * (32768.0 / std::f64::consts::PI)).trunc() == k as f64 {
                     break k;
                 }
             };
@@ -175,7 +175,7 @@ type ViewCheck<P> = fn(&[u8], Options, &P) -> Result<(), String>;
 macro_rules! view_check {
     ($v:ty) => {
         |b, o, p| {
-            let mut c = def_runtime::tera::view::check::Checker::default();
+            let mut c = def_runtime::__private::view::check::Checker::default();
             <$v>::new(b, o)
                 .map_err(|e| e.to_string())?
                 .__check(p, &mut c);

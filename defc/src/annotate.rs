@@ -16,7 +16,6 @@ use def_parser::Mode;
 use def_runtime::Options;
 use def_runtime::tera::dynamic::Definition;
 use def_runtime::tera::spans::{Span, SpanKind, spans};
-use def_runtime::tera::wire::Fixed;
 use serde_json::{Value, json};
 
 use crate::codec::decode_json;
@@ -54,7 +53,7 @@ pub fn print_out(text: &str) {
 
 /// Reads a hex packet argument (or `-`): whitespace is ignored.
 pub fn packet_arg(arg: &str) -> Result<Vec<u8>, String> {
-    crate::tera::parse_hex(&crate::tera::arg_or_stdin(arg)?)
+    crate::tera::parse_hex(&crate::tera::arg_or_stdin(arg)?, "packet")
 }
 
 /// Loads a definition.
@@ -127,7 +126,7 @@ fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
             // Metadata: the number it holds.
             let b = &bytes[s.start..s.end];
             if b.len() == 2 {
-                <u16 as Fixed>::read(b).to_string()
+                u16::from_le_bytes([b[0], b[1]]).to_string()
             } else {
                 String::new()
             }

@@ -17,7 +17,9 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use def_runtime::godot::framing::{self, FrameDecoder, Framing};
-use def_runtime::godot::json::{Typed, from_json_str, parse_hex};
+use def_runtime::godot::json::{Typed, from_json_str};
+
+use crate::tera::parse_hex;
 use def_runtime::godot::{DecodeOptions, EncodeOptions, Variant, Version, decode};
 
 /// `defc godot` subcommands.
@@ -160,7 +162,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
             print_variant(&v)
         }
         FramingArg::Bare => {
-            let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
+            let bytes = parse_hex(&text, "input")?;
             let (v, used) = decode(&bytes, &options).map_err(|e| e.to_string())?;
             if used < bytes.len() {
                 let msg = format!(
@@ -175,7 +177,7 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
             print_variant(&v)
         }
         FramingArg::Stream | FramingArg::StreamBe => {
-            let bytes = parse_hex(&text).map_err(|e| format!("bad hex input: {e}"))?;
+            let bytes = parse_hex(&text, "input")?;
             let f = Framing::StreamPeer {
                 big_endian: matches!(args.framing, FramingArg::StreamBe),
             };

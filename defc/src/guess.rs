@@ -72,9 +72,7 @@ use def_parser::Mode;
 use def_parser::ast::Scalar;
 use def_runtime::Options;
 use def_runtime::tera::dynamic::Definition;
-use def_runtime::tera::json::from_hex;
 use def_runtime::tera::spans::{SpanKind, spans};
-use def_runtime::tera::wire::Fixed;
 use serde_json::{Value, json};
 
 use crate::codec::decode_json;
@@ -169,7 +167,7 @@ pub fn read_capture(text: &str) -> Result<Vec<Captured>, String> {
         } else {
             (line.chars().filter(|c| !c.is_whitespace()).collect(), None)
         };
-        let bytes = from_hex(&hex).ok_or_else(|| format!("line {n}: not a hex packet"))?;
+        let bytes = crate::tera::parse_hex(&hex, "packet").map_err(|e| format!("line {n}: {e}"))?;
         if bytes.len() < 4 {
             return Err(format!(
                 "line {n}: {} bytes, shorter than a header",
@@ -346,11 +344,11 @@ impl Evidence {
                     self.bits += 1.0;
                 }
             }
-            Scalar::Float => self.float(u32::read(b) as u64, false),
-            Scalar::Double => self.float(u64::read(b), true),
+            Scalar::Float => self.float(le_u32(b) as u64, false),
+            Scalar::Double => self.float(le_u64(b), true),
             Scalar::Vec3 | Scalar::Vec3fa => {
                 for i in 0..3 {
-                    self.float(u32::read(&b[4 * i..]) as u64, false)
+                    self.float(le_u32(&b[4 * i..]) as u64, false)
                 }
             }
             Scalar::Customize => {
@@ -389,7 +387,7 @@ fn evidence(def: &Definition, bytes: &[u8], opts: Options, e: &mut Evidence) -> 
                 let units = b.len() / 2 - 1;
                 e.bits += count_bits(units);
                 for u in b.chunks_exact(2).take(units) {
-                    let u = u16::read(u);
+                    let u = le_u16(u);
                     // Printable ASCII is the common case of game text.
                     e.bits += if (0x20..0x7f).contains(&u) { 7.0 } else { 16.0 };
                 }
@@ -398,7 +396,7 @@ fn evidence(def: &Definition, bytes: &[u8], opts: Options, e: &mut Evidence) -> 
                 e.structure_bytes += b.len();
                 e.bits += 8.0 * b.len() as f64;
             }
-            SpanKind::Count => e.bits += count_bits(u16::read(b) as usize),
+            SpanKind::Count => e.bits += count_bits(le_u16(b) as usize),
             SpanKind::Here | SpanKind::Next | SpanKind::TextOffset => e.structure_bytes += 2,
             SpanKind::Padding => {
                 // Padding is expected to be zero; anything else makes padding unlikely.
@@ -820,4 +818,17 @@ fn report_json(
         })
         .collect();
     json!({ "opcodes": opcodes })
+}
+
+/// The little-endian numbers at the start of `b` (a span the layout sized for them).
+fn le_u16(b: &[u8]) -> u16 {
+    u16::from_le_bytes([b[0], b[1]])
+}
+
+fn le_u32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+fn le_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
 }

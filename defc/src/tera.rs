@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use def_parser::Mode;
 use def_runtime::Options;
 use def_runtime::tera::dynamic::{Definition, Missing};
-use def_runtime::tera::json::{from_hex, to_hex};
 use serde_json::Value;
 
 /// Reads an argument, or standard input when it is `-`.
@@ -37,9 +36,10 @@ pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// The bytes of a hex packet; whitespace anywhere is ignored. A character that is not a hex
-/// digit is named (escaped) with its line and column, and an odd number of digits is said.
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+/// The bytes of hex text (`what` names it in errors: "packet"); whitespace anywhere is ignored.
+/// A character that is not a hex digit is named (escaped) with its line and column, and an odd
+/// number of digits is said.
+pub fn parse_hex(text: &str, what: &str) -> Result<Vec<u8>, String> {
     let mut digits = Vec::with_capacity(text.len());
     for (line, l) in text.split('\n').enumerate() {
         for (col, c) in l.chars().enumerate() {
@@ -50,7 +50,7 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
                 Some(d) => digits.push(d as u8),
                 None => {
                     return Err(format!(
-                        "the packet is not hex: {} at line {}, column {}",
+                        "the {what} is not hex: {} at line {}, column {}",
                         c.escape_debug(),
                         line + 1,
                         col + 1
@@ -61,7 +61,7 @@ pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
     }
     if digits.len() % 2 == 1 {
         return Err(format!(
-            "the packet has an odd number of hex digits ({}): the last byte is cut",
+            "the {what} has an odd number of hex digits ({}): the last byte is cut",
             digits.len()
         ));
     }
@@ -148,7 +148,7 @@ fn load(def: &Path) -> Result<Definition, String> {
 pub fn decode(def: &Path, padding: bool, strict: bool, hex: &str) -> ExitCode {
     let run = || -> Result<String, String> {
         let d = load(def)?;
-        let bytes = parse_hex(&arg_or_stdin(hex)?)?;
+        let bytes = parse_hex(&arg_or_stdin(hex)?, "packet")?;
         let v = d
             .decode_json(&bytes, Options::new().padding(padding).strict(strict))
             .map_err(|e| e.to_string())?;
@@ -177,7 +177,7 @@ pub fn encode(def: &Path, padding: bool, opcode: u16, fill: bool, json: &str) ->
         let bytes = d
             .encode(&v, opcode, Options::new().padding(padding), missing)
             .map_err(|e| e.to_string())?;
-        Ok(to_hex(&bytes))
+        Ok(hex::encode(&bytes))
     };
     match run() {
         Ok(s) => {
@@ -251,7 +251,7 @@ pub fn vectors(defs: &Path, file: &str) -> ExitCode {
                 .or_insert_with(|| load(&defs.join(name)))
                 .as_ref()
                 .map_err(Clone::clone)?;
-            let bytes = from_hex(v["hex"].as_str().ok_or("no `hex`")?).ok_or("`hex` is not hex")?;
+            let bytes = parse_hex(v["hex"].as_str().ok_or("no `hex`")?, "vector's `hex`")?;
             let opts = Options::new().padding(v["padding"].as_bool().unwrap_or(false));
             let opcode =
                 def_runtime::tera::opcode(&bytes).ok_or("packet shorter than its header")?;

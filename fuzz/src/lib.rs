@@ -214,13 +214,13 @@ pub fn check_views<'a, P, V>(
     bytes: &'a [u8],
     opts: Options,
     new: fn(&'a [u8], Options) -> Result<V, def_runtime::DecodeError>,
-    check: fn(V, &P, &mut def_runtime::tera::view::check::Checker),
+    check: fn(V, &P, &mut def_runtime::__private::view::check::Checker),
 ) where
     P: Packet + Default,
 {
     let decoded = P::decode(bytes, opts);
     let view = new(bytes, opts);
-    let mut c = def_runtime::tera::view::check::Checker::default();
+    let mut c = def_runtime::__private::view::check::Checker::default();
     match (decoded, view) {
         (Ok(p), Ok(v)) => {
             check(v, &p, &mut c);

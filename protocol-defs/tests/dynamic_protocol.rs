@@ -30,7 +30,7 @@ fn protocol() -> Option<Protocol> {
 }
 
 fn from_hex(s: &str) -> Vec<u8> {
-    def_runtime::tera::json::from_hex(s).expect("hex")
+    hex::decode(s).expect("hex")
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn variants(v: &Value) -> Vec<Value> {
             ]);
         }
         Value::String(s) => {
-            if let Some(b) = def_runtime::tera::json::from_hex(s) {
+            if let Ok(b) = hex::decode(s) {
                 out.push(Value::from(b));
             }
             out.extend([Value::from(s.to_uppercase()), Value::from(1)]);

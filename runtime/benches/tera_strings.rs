@@ -6,7 +6,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use def_runtime::Options;
-use def_runtime::tera::wire::Reader;
+// The reader generated decoders call, through their door.
+use def_runtime::__private::Reader;
 
 /// A small deterministic generator (xorshift), so every run measures the same strings.
 struct Rng(u64);

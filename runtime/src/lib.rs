@@ -180,6 +180,8 @@
 extern crate alloc;
 
 mod clip;
+#[cfg(any(feature = "serde", feature = "godot"))]
+mod hex;
 
 pub mod tera;
 
@@ -208,6 +210,19 @@ pub mod __private {
         Chain, Filled, Fixed, Level, Meta, Place, Reader, Slot, Writer, array_len, get, put,
         string_len, strings_len,
     };
+
+    /// Adds the field `name` to the path of `e` (generated code, as an error travels outwards).
+    #[cold]
+    pub fn in_field(e: crate::DecodeError, name: &'static str) -> crate::DecodeError {
+        e.in_field(name)
+    }
+
+    /// The parts of generated view types.
+    pub mod view {
+        pub use crate::tera::view::parts::{
+            At, Element, Elements, ElementsMut, Fixeds, Strings, Utf16Str, check,
+        };
+    }
     pub use ::alloc::boxed::Box;
     pub use ::alloc::string::String;
     pub use ::alloc::vec::Vec;

@@ -189,7 +189,6 @@ fn godot4_expected(type_name: &str, hex_text: &str) -> Option<Variant> {
 
 #[test]
 fn godot4_engine_test_vectors() {
-    use def_runtime::godot::marshal::*;
     let Some(text) = read_shared("engine-test-vectors.json") else {
         return;
     };
@@ -202,25 +201,9 @@ fn godot4_engine_test_vectors() {
         let bytes = unhex(h);
         let ty = vec["type"].as_str().unwrap();
         match vec["kind"].as_str().unwrap() {
-            "primitive" => {
-                match ty {
-                    "uint16" => {
-                        assert_eq!(encode_u16(0x1234).to_vec(), bytes);
-                        assert_eq!(u16::from_le_bytes([bytes[0], bytes[1]]), 0x1234);
-                    }
-                    "uint32" => assert_eq!(encode_u32(0x12345678).to_vec(), bytes),
-                    "uint64" => assert_eq!(encode_u64(0xf123456789abcdef).to_vec(), bytes),
-                    "half" => {
-                        assert_eq!(encode_half(0.33325195).to_vec(), bytes);
-                        assert_eq!(decode_half([bytes[0], bytes[1]]), 0.33325195);
-                    }
-                    "float" => assert_eq!(encode_f32(0.15625).to_vec(), bytes),
-                    "double" => assert_eq!(encode_f64(0.333_333_333_333_333_3).to_vec(), bytes),
-                    "cstring" => assert_eq!(encode_cstring("Godot"), bytes),
-                    other => panic!("unknown primitive {other}"),
-                }
-                checked += 1;
-            }
+            // The engine's `marshalls.h` helpers (`encode_uint16`, `encode_half`, ...): not part
+            // of the Variant codec, and not of this crate (`to_le_bytes` does the same).
+            "primitive" => {}
             "variant" => {
                 let expected =
                     godot4_expected(ty, h).unwrap_or_else(|| panic!("no expectation for {ty}"));
@@ -242,6 +225,7 @@ fn godot4_engine_test_vectors() {
             other => panic!("unknown kind {other}"),
         }
     }
-    assert_eq!(checked, vectors.len());
-    assert_eq!(checked, 16);
+    let primitives = vectors.iter().filter(|v| v["kind"] == "primitive").count();
+    assert_eq!(checked + primitives, vectors.len());
+    assert_eq!(checked, 16 - primitives);
 }

@@ -3,7 +3,6 @@
 //! and its length, never whole.
 
 use def_runtime::godot::framing::from_base64;
-use def_runtime::godot::json::parse_hex;
 use def_runtime::godot::{DecodeOptions, Version};
 use def_runtime::nbt::{Edition, snbt};
 use def_runtime::tera::dynamic::{Definition, Missing};
@@ -43,15 +42,22 @@ fn base64_errors_give_the_byte_offset() {
 
 #[test]
 fn hex_errors_give_the_byte_offset() {
-    assert_eq!(
-        parse_hex("00 1g"),
-        Err("at byte 4: 'g' is not a hex digit".into())
+    // Hex in the typed JSON form of a PackedByteArray: the offset is within the string.
+    let bytes = |hex: &str| {
+        let text = format!(r#"{{"type": "PackedByteArray", "value": {hex:?}}}"#);
+        def_runtime::godot::json::from_json_str(&text).map_err(|e| e.to_string())
+    };
+    let e = bytes("00 1g").unwrap_err();
+    assert!(e.contains("at byte 4: 'g' is not a hex digit"), "{e}");
+    let e = bytes("00 ff\n1").unwrap_err();
+    assert!(
+        e.contains("at byte 6: odd number of hex digits (this last one has no pair)"),
+        "{e}"
     );
     assert_eq!(
-        parse_hex("00 ff\n1"),
-        Err("at byte 6: odd number of hex digits (this last one has no pair)".into())
+        bytes(" 0a FF ").unwrap(),
+        def_runtime::godot::Variant::PackedByteArray(vec![0x0a, 0xff])
     );
-    assert_eq!(parse_hex(" 0a FF "), Ok(vec![0x0a, 0xff]));
 }
 
 #[test]

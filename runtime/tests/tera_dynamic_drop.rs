@@ -12,7 +12,7 @@ mod support;
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Array, Definition, Missing, Records, Value};
-use def_runtime::tera::json::from_hex;
+use hex::decode as from_hex;
 
 /// The bytes `make`'s value leaves allocated once dropped (made and dropped inside).
 fn left<T>(make: impl FnOnce() -> T) -> isize {

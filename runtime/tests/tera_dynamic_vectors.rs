@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Definition, Missing};
-use def_runtime::tera::json::from_hex;
+use hex::decode as from_hex;
 use serde_json::Value;
 
 #[test]
@@ -42,7 +42,7 @@ fn public_vectors_both_ways() {
                     Ok(again) if again == bytes => {}
                     Ok(again) => problems.push(format!(
                         "record encode differs: got {}",
-                        def_runtime::tera::json::to_hex(&again)
+                        hex::encode(&again)
                     )),
                     Err(e) => problems.push(format!("record encode error: {e}")),
                 }
@@ -87,7 +87,7 @@ fn public_vectors_both_ways() {
             Ok(got) if got == bytes => {}
             Ok(got) => problems.push(format!(
                 "encode differs:\n  got  {}\n  want {}",
-                def_runtime::tera::json::to_hex(&got),
+                hex::encode(&got),
                 v["hex"]
             )),
             Err(e) => problems.push(format!("encode error: {e}")),

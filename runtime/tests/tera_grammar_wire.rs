@@ -10,7 +10,7 @@
 use def_parser::Mode;
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Definition, Missing};
-use def_runtime::tera::json::{from_hex, to_hex};
+use hex::{decode as from_hex, encode as to_hex};
 
 /// (definition, JSON, the reference writer's packet)
 const WRITTEN: &[(&str, &str, &str)] = &[

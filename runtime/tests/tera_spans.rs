@@ -11,8 +11,8 @@ use std::collections::HashMap;
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::Definition;
-use def_runtime::tera::json::from_hex;
 use def_runtime::tera::spans::{SpanKind, spans};
+use hex::decode as from_hex;
 use serde_json::Value;
 
 #[test]
@@ -54,10 +54,7 @@ fn spans_cover_every_golden_packet_once() {
                         assert_eq!(&bytes[s.start..s.end], &units[..], "{name} {}", s.path);
                     }
                     if s.kind == SpanKind::Bytes {
-                        assert_eq!(
-                            want.as_str().unwrap(),
-                            def_runtime::tera::json::to_hex(&bytes[s.start..s.end])
-                        );
+                        assert_eq!(want.as_str().unwrap(), hex::encode(&bytes[s.start..s.end]));
                     }
                 }
                 _ => {}
@@ -160,7 +157,7 @@ fn spans_and_the_codec_agree_on_damaged_packets() {
                     walk.is_ok(),
                     codec.is_ok(),
                     "{name} strict={strict} {}: codec {:?}, spans {:?}",
-                    def_runtime::tera::json::to_hex(b),
+                    hex::encode(b),
                     codec.err().map(|e| e.to_string()),
                     walk.err().map(|e| e.to_string())
                 );

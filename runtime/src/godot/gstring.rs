@@ -66,7 +66,7 @@ impl GString {
     }
 
     /// The bytes the engine writes for this string: UTF-8, generalized to surrogates and to code
-    /// points up to [`MAX_CODE_POINT`] (5- and 6-byte forms).
+    /// points up to 0x7FFF_FFFF (5- and 6-byte forms).
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         match &self.0 {
@@ -104,7 +104,7 @@ impl GString {
         })
     }
 
-    /// A string of these code points, or the first one above [`MAX_CODE_POINT`] (which no
+    /// A string of these code points, or the first one above 0x7FFF_FFFF (which no
     /// Godot string can hold) as the error.
     pub fn from_code_points(points: impl IntoIterator<Item = u32>) -> Result<GString, u32> {
         let mut out = Vec::new();

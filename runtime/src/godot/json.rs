@@ -144,7 +144,7 @@ fn to_json_level(v: &Variant) -> Value {
             }
             return Value::Object(m);
         }
-        Variant::PackedByteArray(b) => json!(hex(b)),
+        Variant::PackedByteArray(b) => json!(crate::hex::encode(b)),
         Variant::PackedInt32Array(a) => json!(a),
         Variant::PackedInt64Array(a) => json!(a),
         Variant::PackedFloat32Array(a) => Value::Array(a.iter().map(|f| f32_json(*f)).collect()),
@@ -317,7 +317,7 @@ fn reals(a: &[Real]) -> Value {
 }
 
 /// The JSON form of an `f64` (see the module docs).
-pub fn f64_json(f: f64) -> Value {
+pub(crate) fn f64_json(f: f64) -> Value {
     if f.is_nan() && f.to_bits() != f64::NAN.to_bits() {
         json!(format!("0x{:016x}", f.to_bits()))
     } else {
@@ -326,47 +326,11 @@ pub fn f64_json(f: f64) -> Value {
 }
 
 /// The JSON form of an `f32` (see the module docs).
-pub fn f32_json(f: f32) -> Value {
+pub(crate) fn f32_json(f: f32) -> Value {
     if f.is_nan() && f.to_bits() != f32::NAN.to_bits() {
         json!(format!("0x{:08x}", f.to_bits()))
     } else {
         json!(format!("{f:?}"))
-    }
-}
-
-pub(crate) fn hex(b: &[u8]) -> String {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(b.len() * 2);
-    for x in b {
-        s.push(D[usize::from(x >> 4)] as char);
-        s.push(D[usize::from(x & 15)] as char);
-    }
-    s
-}
-
-/// Parses hex digits (whitespace ignored) into bytes.
-///
-/// Errors name the byte offset in `text` (`at byte 7: 'g' is not a hex digit`).
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len() / 2);
-    let mut high: Option<(u8, usize)> = None;
-    for (at, c) in text.char_indices() {
-        if c.is_ascii_whitespace() {
-            continue;
-        }
-        let Some(d) = c.to_digit(16).map(|d| d as u8) else {
-            return Err(format!("at byte {at}: {c:?} is not a hex digit"));
-        };
-        match high.take() {
-            None => high = Some((d, at)),
-            Some((h, _)) => out.push(h << 4 | d),
-        }
-    }
-    match high {
-        Some((_, at)) => Err(format!(
-            "at byte {at}: odd number of hex digits (this last one has no pair)"
-        )),
-        None => Ok(out),
     }
 }
 
@@ -680,7 +644,7 @@ impl Ctx {
             }
             T::PackedByteArray => match v {
                 Value::String(s) => {
-                    Variant::PackedByteArray(parse_hex(s).or_else(|e| self.err(e))?)
+                    Variant::PackedByteArray(crate::hex::decode(s).or_else(|e| self.err(e))?)
                 }
                 _ => Variant::PackedByteArray(self.list(v, |c, x| c.int_as(x))?),
             },

@@ -1,9 +1,10 @@
 //! Godot's binary Variant format (`var2bytes`, `PacketPeer.put_var`, `File.store_var`), for
 //! Godot 3.x and 4.x, byte-exact with the engine's `encode_variant` / `decode_variant`.
 //!
-//! * [`value`]: the [`Variant`] model (every type of both versions) and [`Version`] (Godot 3,
-//!   or Godot 4 by minor version: 4.0–4.1, 4.2, 4.3, 4.4+).
-//! * [`gstring`]: [`GString`], the string type, lossless for every string Godot 3 accepts.
+//! * [`Variant`]: the model (every type of both versions, with the math types [`Vector2`] …
+//!   [`Projection`]) and [`Version`] (Godot 3, or Godot 4 by minor version: 4.0–4.1, 4.2, 4.3,
+//!   4.4+).
+//! * [`GString`]: the string type, lossless for every string Godot 3 accepts.
 //! * [`decode()`] / [`encode()`]: the bare encoding, with [`DecodeOptions`] (`allow_objects`)
 //!   and [`EncodeOptions`] (`full_objects`, double-precision builds).
 //! * [`framing`]: what `File.store_var`, `StreamPeer.put_var`, `PacketPeerStream` and
@@ -13,7 +14,6 @@
 //! * [`variant_serde`] (features `godot` + `serde`): [`to_variant`] / [`from_variant`] for Rust
 //!   types; the math types, [`GString`] and [`Variant`] implement `Serialize`/`Deserialize`.
 //!   (Not named `serde`, so that `use def_runtime::godot::*` cannot shadow the serde crate.)
-//! * [`marshal`]: the engine's little-endian primitive helpers (`encode_uint16`, `encode_half`, …).
 //!
 //! Nothing on the wire says which engine generation wrote it: the caller picks the [`Version`].
 //!
@@ -26,14 +26,13 @@
 //! ```
 
 mod classes;
-pub mod decode;
-pub mod encode;
-pub mod error;
+mod decode;
+mod encode;
+mod error;
 pub mod framing;
-pub mod gstring;
+mod gstring;
 pub mod json;
-pub mod marshal;
-pub mod value;
+pub(crate) mod value;
 #[cfg(feature = "serde")]
 pub mod variant_serde;
 

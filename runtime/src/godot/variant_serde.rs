@@ -376,7 +376,7 @@ packed_helpers! {
 
 /// The serializer behind [`to_variant`].
 #[derive(Debug, Clone, Copy)]
-pub struct VariantSerializer;
+pub(crate) struct VariantSerializer;
 
 type SR = Result<Variant, SerdeError>;
 
@@ -538,7 +538,7 @@ impl ser::Serializer for VariantSerializer {
 
 /// Collects sequence elements into an `Array`.
 #[derive(Debug)]
-pub struct SeqBuilder {
+pub(crate) struct SeqBuilder {
     items: Vec<Variant>,
     variant: Option<&'static str>,
 }
@@ -603,7 +603,7 @@ impl ser::SerializeTupleVariant for SeqBuilder {
 
 /// Collects map entries or struct fields into a `Dictionary`.
 #[derive(Debug)]
-pub struct MapBuilder {
+pub(crate) struct MapBuilder {
     entries: Vec<(Variant, Variant)>,
     key: Option<Variant>,
     variant: Option<&'static str>,
@@ -675,7 +675,7 @@ impl ser::SerializeStructVariant for MapBuilder {
 
 /// The deserializer behind [`from_variant`].
 #[derive(Debug, Clone, Copy)]
-pub struct VariantDeserializer<'de>(pub &'de Variant);
+pub(crate) struct VariantDeserializer<'de>(pub &'de Variant);
 
 fn seq_of<'de, I, V>(items: I, visitor: V) -> Result<V::Value, SerdeError>
 where

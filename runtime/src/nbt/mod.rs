@@ -24,7 +24,7 @@ pub mod dump;
 mod error;
 mod file;
 mod flavor;
-pub mod mutf8;
+pub(crate) mod mutf8;
 mod path;
 mod read;
 pub mod region;

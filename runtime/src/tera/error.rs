@@ -82,7 +82,7 @@ pub enum DecodeErrorKind {
         /// The element's offset.
         offset: usize,
     },
-    /// Offsets lead to more data than [`READ_FACTOR`](super::wire::READ_FACTOR) times the packet's
+    /// Offsets lead to more data than 4 times the packet's
     /// length: the same bytes are read over and over (shared strings, or element chains shared
     /// between arrays), which would let a small packet decode to an unbounded value.
     ReadLimit {
@@ -189,7 +189,7 @@ pub struct DecodeError(Box<Inner>);
 impl DecodeError {
     /// An error of `kind` at byte `offset` (from the first byte of the packet).
     #[cold]
-    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+    pub(crate) fn new(kind: DecodeErrorKind, offset: usize) -> Self {
         DecodeError(Box::new(Inner {
             kind,
             offset,
@@ -236,21 +236,21 @@ impl DecodeError {
 
     /// Adds the field it happened in (called as the error travels outwards).
     #[cold]
-    pub fn in_field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn in_field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
         self.0.path.push(PathSegment::Field(name.into()));
         self
     }
 
     /// Adds the array index it happened at.
     #[cold]
-    pub fn at_index(mut self, index: usize) -> Self {
+    pub(crate) fn at_index(mut self, index: usize) -> Self {
         self.0.path.push(PathSegment::Index(index));
         self
     }
 
     /// Names the packet.
     #[cold]
-    pub fn in_packet(mut self, name: impl Into<Cow<'static, str>>, version: u32) -> Self {
+    pub(crate) fn in_packet(mut self, name: impl Into<Cow<'static, str>>, version: u32) -> Self {
         self.0.packet = Some((name.into(), version));
         self
     }

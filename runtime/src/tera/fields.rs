@@ -225,16 +225,16 @@ pub struct Hex<T>(pub T);
 
 impl Serialize for Hex<&Vec<u8>> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::json::to_hex(self.0))
+        s.serialize_str(&crate::hex::encode(self.0))
     }
 }
 
 impl<'de> Deserialize<'de> for Hex<Vec<u8>> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = alloc::string::String::deserialize(d)?;
-        super::json::from_hex(&s)
+        crate::hex::decode(&s)
             .map(Hex)
-            .ok_or_else(|| de::Error::custom("invalid hex string"))
+            .map_err(|e| de::Error::custom(alloc::format!("bytes: {e}")))
     }
 }
 

@@ -3,7 +3,6 @@
 //! lowercase hex, `float` as the f64 of its value.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 use core::fmt;
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -221,34 +220,6 @@ impl<'de> Deserialize<'de> for Customize {
         }
         d.deserialize_struct("Customize", &CUSTOMIZE_KEYS, V)
     }
-}
-
-/// Lowercase hex of `b`.
-pub fn to_hex(b: &[u8]) -> String {
-    const D: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(2 * b.len());
-    for x in b {
-        s.push(D[(x >> 4) as usize] as char);
-        s.push(D[(x & 15) as usize] as char);
-    }
-    s
-}
-
-/// Bytes of a hex string (either case), `None` if it is not hex.
-pub fn from_hex(s: &str) -> Option<Vec<u8>> {
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    let nib = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    };
-    s.chunks_exact(2)
-        .map(|p| Some(nib(p[0])? << 4 | nib(p[1])?))
-        .collect()
 }
 
 #[allow(dead_code)]

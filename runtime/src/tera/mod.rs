@@ -1,8 +1,9 @@
 //! TERA packet runtime: what code generated from `.def` files links against.
 //!
-//! * [`wire`]: the reader and writer, with the layout rules of LAYOUT.md;
-//! * [`values`]: `Angle`, `Vec3`, `Vec3fa`, `SkillId`, `SkillId32`, `Customize`;
-//! * [`Packet`]: a whole message, header included; [`TeraString`]: the string field type;
+//! * [`Packet`]: a whole message, header included, read and written with [`Options`];
+//!   [`TeraString`]: the string field type;
+//! * the value types of `.def` fields: [`Angle`], [`Vec3`], [`Vec3fa`], [`SkillId`],
+//!   [`SkillId32`], [`Customize`];
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
 //! * [`protocol`]: what generated protocol crates share (opcode map, version table, raw packet);
@@ -11,19 +12,19 @@
 //!   to execution plans; packets to and from a compact record or JSON;
 //! * `spans` (feature `dynamic`): the byte range of every field of a packet, for tools.
 
-pub mod error;
+mod error;
 pub mod framing;
-pub mod packet;
+mod packet;
 pub mod protocol;
 pub(crate) mod utf16;
-pub mod values;
+mod values;
 pub mod view;
-pub mod wire;
+pub(crate) mod wire;
 
 #[cfg(feature = "serde")]
 pub(crate) mod fields;
 #[cfg(feature = "serde")]
-pub mod json;
+pub(crate) mod json;
 
 #[cfg(feature = "dynamic")]
 pub mod dynamic;
@@ -33,7 +34,7 @@ pub mod spans;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate, whole_opcode};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
-pub use wire::{Level, Options};
+pub use wire::Options;
 
 /// The type of `string` fields in generated packets: a [`compact_str::CompactString`], which
 /// keeps strings of up to 24 bytes inline (no heap allocation) and derefs to `&str`.

@@ -175,7 +175,7 @@ impl serde::Serialize for RawPacket {
         let mut st = s.serialize_struct("RawPacket", 3)?;
         st.serialize_field("opcode", &self.opcode)?;
         st.serialize_field("name", &self.name)?;
-        st.serialize_field("bytes", &super::json::to_hex(&self.bytes))?;
+        st.serialize_field("bytes", &crate::hex::encode(&self.bytes))?;
         st.end()
     }
 }
@@ -389,7 +389,7 @@ pub(crate) mod serde_form {
                 .remove("bytes")
                 .as_ref()
                 .and_then(Value::as_str)
-                .and_then(crate::tera::json::from_hex)
+                .and_then(|s| crate::hex::decode(s).ok())
                 .ok_or_else(|| String::from("a raw packet needs \"bytes\", a hex string"))?;
             if crate::tera::whole_opcode(&bytes).ok() != Some(opcode) {
                 return Err(format!(

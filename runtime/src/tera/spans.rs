@@ -2,8 +2,8 @@
 //! byte range of each field, metadata slot, element link and piece of variable data, for tools
 //! that show packets (`defc annotate`, `defc guess`).
 //!
-//! The walk reads through [`super::wire::Reader`] (fixed runs, [`Meta`], element chains, strings,
-//! bytes) and the packet checks of [`super::packet`], as the codecs do, so it accepts exactly the
+//! The walk reads through the wire reader of generated code (fixed runs, metadata, element
+//! chains, strings, bytes) and the packet checks of [`Packet`](super::Packet), as the codecs do, so it accepts exactly the
 //! packets they accept and no wire rule is written out again here. It produces ranges, not
 //! values: callers that want values decode the packet as well.
 

@@ -49,7 +49,7 @@ fn value_json(v: ValueRef<'_>) -> Json {
         ValueRef::SkillId(x) => ser(&x),
         ValueRef::Customize(x) => ser(&x),
         ValueRef::String(s) => Json::String(s.into()),
-        ValueRef::Bytes(b) => Json::String(crate::tera::json::to_hex(b)),
+        ValueRef::Bytes(b) => Json::String(crate::hex::encode(b)),
         ValueRef::Array(a) => Json::Array(a.iter().map(value_json).collect()),
         ValueRef::Element(e) => Json::Object(record_json(e)),
     }

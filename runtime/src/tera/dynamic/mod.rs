@@ -4,8 +4,8 @@
 //! Loading a definition compiles its [`Layout`] (the form code generation works from, so the two
 //! agree by construction on where every byte goes) into a plan: per level, the fields numbered in
 //! value order, and the wire order as ops whose offsets within each run of fixed fields are
-//! precomputed. Running the plan reads and writes through [`crate::tera::wire`], as generated
-//! code does. A decoded packet is a [`Record`]: every value of the packet in one buffer (its
+//! precomputed. Running the plan reads and writes through the wire reader and writer that
+//! generated code calls. A decoded packet is a [`Record`]: every value of the packet in one buffer (its
 //! runs of fixed fields as on the wire, its strings, bytes and elements after them), names left
 //! to the definition, read in place as [`ValueRef`]s; [`Record::to_json`] is its JSON view, the
 //! objects TERA Toolbox logs (the form of the tera-vectors), and [`Record::to_values`] its owned

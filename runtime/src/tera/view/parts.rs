@@ -1,39 +1,13 @@
-//! Zero-copy views: what generated view types (`s_login::v14::view::SLogin`) are made of.
-//!
-//! A view borrows a packet's bytes and reads a field only when asked: a fixed field at its offset
-//! in O(1), a string as a borrowed [`Utf16Str`] (compared with `&str`, converted on demand), an
-//! array as an iterator that follows the `here`/`next` chain one element at a time. A view over
-//! `&mut [u8]` changes fixed fields in place, so that a proxy patches a number and forwards the
-//! same buffer.
-//!
-//! # Checked on access, not validated up front
-//!
-//! Making a view checks only what every fixed accessor then reads without a check: the header
-//! (and in strict mode that its length is the packet's) and that the fixed fields at static
-//! offsets fit in the packet, O(1). Everything behind an offset (strings, bytes, array elements)
-//! is checked when it is read, with the decoder's checks in the decoder's order: an offset in the
-//! body and in the packet, a terminated string, a count that fits, a chain that moves forward
-//! (so no loop), `here` equal to the element's offset in strict mode. No input can make a view
-//! panic or loop, and no accessor allocates.
-//!
-//! Validating the whole packet once would have made every later access infallible, but it walks
-//! every string and element: for the largest packets that is most of what a full decode costs
-//! (without the allocations), while a proxy that looks at one field of a 4 KiB `S_ITEMLIST`
-//! wants to pay for that field only. The proxy benchmark (`protocol-defs/benches/proxy.rs`)
-//! measures both: a view plus one fixed field, and a view that walks everything.
-//!
-//! When a decode of the same bytes succeeds, every accessor agrees with it (the `tera_views`
-//! fuzz target checks this). A view does not check what it does not read: a packet the decoder
-//! refuses can still give values for the fields that are fine. A fixed field that follows
-//! variable data at its level (its place depends on that data's length; one definition of the
-//! corpus, `I_INPUT_COMMAND.1`) has no accessor: read it from `to_owned()`.
+//! The parts generated view types are built from: [`At`] (where a view stands) and [`Element`]
+//! (an array element's view), reached by generated code through `__private`; the iterators and
+//! [`Utf16Str`] that view accessors return, re-exported by [`super`].
 
 use core::fmt;
 use core::marker::PhantomData;
 
-use super::TeraString;
-use super::error::{DecodeError, DecodeErrorKind as K};
-use super::wire::{Fixed, Level, Options, Reader};
+use crate::tera::TeraString;
+use crate::tera::error::{DecodeError, DecodeErrorKind as K};
+use crate::tera::wire::{Fixed, Level, Options, Reader};
 
 /// Where a view stands: the packet's bytes (`&[u8]` or `&mut [u8]`), the start of the level's
 /// body (after the header, or after an element's `here` and `next`), and the packet's options.
@@ -75,7 +49,7 @@ fn check_root(buf: &[u8], opts: Options, prefix: usize) -> Result<(), DecodeErro
         return Err(truncated(0, body, buf.len()).in_field("header"));
     }
     if opts.strict {
-        super::packet::check_length(buf)?;
+        crate::tera::packet::check_length(buf)?;
     }
     if body + prefix > buf.len() {
         return Err(truncated(body, prefix, buf.len()));
@@ -267,8 +241,8 @@ fn check(buf: &[u8], body: usize, offset: usize, len: usize) -> Result<(), Decod
 fn string_at(buf: &[u8], body: usize, offset: usize) -> Result<Utf16Str<'_>, DecodeError> {
     check(buf, body, offset, 2)?;
     let b = &buf[offset..];
-    let scan =
-        super::utf16::scan(b).ok_or_else(|| DecodeError::new(K::UnterminatedString, offset))?;
+    let scan = crate::tera::utf16::scan(b)
+        .ok_or_else(|| DecodeError::new(K::UnterminatedString, offset))?;
     Ok(Utf16Str {
         units: &b[..2 * scan.units],
         terminated: &b[..2 * scan.units + 2],
@@ -576,9 +550,9 @@ impl<'a> Utf16Str<'a> {
     /// surrogate).
     pub fn to_tera_string(&self) -> Result<TeraString, DecodeError> {
         // `units` is followed by its terminator in the packet: the scan stops there.
-        let scan = super::utf16::scan(self.terminated)
+        let scan = crate::tera::utf16::scan(self.terminated)
             .ok_or_else(|| DecodeError::new(K::UnterminatedString, self.offset))?;
-        super::utf16::read_compact(self.units, scan)
+        crate::tera::utf16::read_compact(self.units, scan)
             .map_err(|unit| DecodeError::new(K::InvalidUtf16 { unit }, self.offset))
     }
 }
