@@ -1,5 +1,5 @@
 //! Allocation bound for generated TERA decoders (the dynamic codec and the other formats are in
-//! `runtime/tests/alloc_bound.rs`): decoding hostile packets allocates at most a small multiple
+//! `runtime/tests/alloc/bound.rs`): decoding hostile packets allocates at most a small multiple
 //! of the packet's size. Multiples are stated in docs/reliability.md.
 
 #[path = "../../runtime/tests/support/counting.rs"]

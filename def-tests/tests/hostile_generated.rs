@@ -1,5 +1,5 @@
 //! Hostile TERA packets through generated code: every case fails with the same error kind at the
-//! same offset as the dynamic codec (`runtime/tests/hostile_tera.rs` has the dynamic-only cases
+//! same offset as the dynamic codec (`runtime/tests/tera/hostile.rs` has the dynamic-only cases
 //! on a small inline definition). Figures in docs/reliability.md.
 
 use def_runtime::tera::DecodeErrorKind as K;

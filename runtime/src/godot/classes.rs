@@ -1,7 +1,7 @@
 //! The classes a Godot 3.2.3 engine can instantiate, generated from the real engine
 //! (`tests/godot_engine/classes.gd`: `ClassDB.get_class_list()` filtered by
 //! `ClassDB.can_instance`, in headless `godot3-server` 3.2.3 as Debian packages it). Kept as
-//! data; `tests/godot_engine.rs` checks that the engine still says the same.
+//! data; `tests/godot/engine.rs` checks that the engine still says the same.
 
 /// Instantiable class names of Godot 3.2.3, sorted bytewise (for binary search).
 pub(crate) const GODOT3_CLASSES: &[&str] = &[

@@ -50,7 +50,7 @@ pub struct DecodeOptions {
 /// check its decoder makes before building a full object: as [`DecodeOptions::class_check`],
 /// unknown and abstract classes are refused with `ERR_UNAVAILABLE`, as the engine does. The
 /// list (512 classes) was generated from the real engine and is checked against it by
-/// `tests/godot_engine.rs`; classes added by GDNative modules or engine builds with other
+/// `tests/godot/engine.rs`; classes added by GDNative modules or engine builds with other
 /// modules are not in it.
 pub fn godot3_class_check(class: &str) -> bool {
     super::classes::GODOT3_CLASSES.binary_search(&class).is_ok()

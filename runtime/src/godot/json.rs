@@ -62,7 +62,7 @@ pub struct JsonError {
 /// wire size (a `serde_json` object for every 4-byte Nil); to write the text, serialize
 /// [`Typed`] instead, which holds one scalar value at a time. Building the tree works at any
 /// depth on any thread; dropping it is serde_json's recursive drop, which for the deepest value
-/// the engine allows fits a default 2 MiB thread in debug builds (`tests/godot_depth.rs`).
+/// the engine allows fits a default 2 MiB thread in debug builds (`tests/godot/depth.rs`).
 pub fn to_json(v: &Variant) -> Value {
     deeper(|| to_json_level(v))
 }

@@ -1,7 +1,7 @@
 //! serde: derived structs to NBT and back, and reading a real file into a struct.
 #![cfg(all(feature = "nbt", feature = "serde"))]
 
-mod support;
+use crate::support;
 
 use def_runtime::nbt::serde_nbt::{
     IntArray, LongArray, from_bytes, from_tag, from_view, to_bytes, to_tag,

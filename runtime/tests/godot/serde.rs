@@ -2,9 +2,7 @@
 //! real Godot 3.2.3 engine (from `godot3-vectors.json`) where the engine has an opinion.
 #![cfg(all(feature = "godot", feature = "serde"))]
 
-#[path = "godot_engine/common.rs"]
-mod common;
-mod support;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -9,10 +9,8 @@
 //! * NBT: a compound of n entries, binary and SNBT; a mixed list in 1.21.5 SNBT;
 //! * regions: 1024 slots sharing one chunk that claims 64 MiB of LZ4, or one zlib bomb.
 
-#[path = "support/counting.rs"]
-mod counting;
-#[path = "support/scaling.rs"]
-mod scaling;
+use crate::counting;
+use crate::scaling_support as scaling;
 
 use def_runtime::godot::{self, DecodeOptions, EncodeOptions, Variant, Version};
 use def_runtime::nbt::region::{ChunkStatus, RegionFile};

@@ -2,7 +2,7 @@
 //! packets built here (their bounds known independently of the splitter) and the golden
 //! vectors of `tera-vectors/public.jsonl` (each line one whole packet).
 
-mod support;
+use crate::support;
 
 use def_runtime::tera::framing::{FrameError, MAX_PACKET_LEN, Splitter, Verdict, packets, relay};
 use proptest::prelude::*;

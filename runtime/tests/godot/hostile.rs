@@ -1,6 +1,6 @@
-//! Hostile Godot Variant input beyond `godot_checks.rs` (string, packed-array and container
-//! checks), `godot_props.rs` (100 000 nested arrays, dictionaries, typed arrays and objects stop
-//! at depth 1024 on a small stack) and `godot_alloc.rs`: container counts of 2^31 in a few bytes,
+//! Hostile Godot Variant input beyond `godot/checks.rs` (string, packed-array and container
+//! checks), `godot/props.rs` (100 000 nested arrays, dictionaries, typed arrays and objects stop
+//! at depth 1024 on a small stack) and `alloc/godot.rs`: container counts of 2^31 in a few bytes,
 //! a dictionary key nested 100 000 deep, and the same cases in both versions with and without
 //! objects. Figures in docs/reliability.md.
 #![cfg(feature = "godot")]

@@ -8,8 +8,7 @@
 //! test in `def-tests/tests/alloc_bound.rs`.
 #![cfg(all(feature = "dynamic", feature = "godot", feature = "nbt"))]
 
-#[path = "support/counting.rs"]
-mod counting;
+use crate::counting;
 
 use counting::serial;
 

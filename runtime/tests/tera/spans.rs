@@ -5,7 +5,7 @@
 
 #![cfg(feature = "dynamic")]
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 

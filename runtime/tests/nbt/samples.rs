@@ -2,7 +2,7 @@
 //! byte identity for every valid binary sample.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! Hostile NBT beyond `nbt_limits.rs` (which covers 100 000 Java levels, huge Java lengths and the
+//! Hostile NBT beyond `nbt/limits.rs` (which covers 100 000 Java levels, huge Java lengths and the
 //! bomb cap for each compression): every flavour and root form, both readers, exact error kinds,
 //! configurable limits, and malformed (Modified) UTF-8. Figures in docs/reliability.md.
 #![cfg(feature = "nbt")]

@@ -6,9 +6,8 @@
 
 #![cfg(feature = "dynamic")]
 
-#[path = "support/counting.rs"]
-mod counting;
-mod support;
+use crate::counting;
+use crate::support;
 
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::{Array, Definition, Missing, Records, Value};

@@ -4,9 +4,7 @@
 //! (`engine-test-vectors.json`, written by Godot 4.4's unit tests) and from SPEC.md's layouts.
 #![cfg(feature = "godot")]
 
-#[path = "godot_engine/common.rs"]
-mod common;
-mod support;
+use crate::common;
 
 use common::{hex, unhex};
 use def_runtime::godot::*;

@@ -5,7 +5,7 @@
 //! byte-for-byte; unreadable slots refused, not dropped.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use std::io::Read;
 

@@ -3,7 +3,7 @@
 //! Minecraft makes of it), the classic language unchanged, and writing in the dialect asked.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use def_runtime::nbt::snbt::{self, Dialect};
 use def_runtime::nbt::{Compound, List, NbtError, NbtFile, Tag, nbt};

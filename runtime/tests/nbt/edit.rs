@@ -3,7 +3,7 @@
 //! and their errors; the borrowing and mutable accessors; `compound!`.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{

@@ -2,8 +2,7 @@
 //! tiny elements) never allocates more than a small multiple of the input size.
 #![cfg(feature = "godot")]
 
-#[path = "support/counting.rs"]
-mod counting;
+use crate::counting;
 
 use counting::serial;
 use def_runtime::godot::*;

@@ -14,9 +14,8 @@
 //! is missing the test fails, unless `WIRE_ALLOW_SKIP=1` (see `tests/support/mod.rs`).
 #![cfg(feature = "godot")]
 
-#[path = "godot_engine/common.rs"]
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

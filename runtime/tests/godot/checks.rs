@@ -3,9 +3,7 @@
 //! containers, double-precision math, RID/Callable/Signal); the typed JSON form.
 #![cfg(feature = "godot")]
 
-#[path = "godot_engine/common.rs"]
-mod common;
-mod support;
+use crate::common;
 
 use common::{hex, unhex};
 use def_runtime::godot::json::{from_json_str, to_json};

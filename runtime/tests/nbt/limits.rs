@@ -2,7 +2,7 @@
 //! decompression bombs, truncated streams, and random corruption that must never panic.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 

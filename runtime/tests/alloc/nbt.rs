@@ -2,8 +2,7 @@
 //! input size (a counting global allocator tracks the peak of live bytes).
 #![cfg(feature = "nbt")]
 
-#[path = "support/counting.rs"]
-mod counting;
+use crate::counting;
 
 use counting::serial;
 use def_runtime::nbt::borrow::BorrowedNbt;

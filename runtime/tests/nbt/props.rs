@@ -2,7 +2,7 @@
 //! the JSON dump and SNBT.
 #![cfg(feature = "nbt")]
 
-mod support;
+use crate::support;
 
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};

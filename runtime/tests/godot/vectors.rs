@@ -5,9 +5,7 @@
 //! (not by the crate's JSON form), so the check is against independent data.
 #![cfg(feature = "godot")]
 
-#[path = "godot_engine/common.rs"]
-mod common;
-mod support;
+use crate::common;
 
 use common::{as_ids, described, has_object, hex, read_shared, unhex};
 use def_runtime::godot::framing::{self, Framing};

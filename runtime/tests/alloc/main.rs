@@ -1,0 +1,16 @@
+//! Tests that count allocations, one binary with a counting global allocator (each test holds
+//! its lock while it measures): the allocation bound of every format's decoders, the dynamic
+//! codec's drops, and the scaling of work and memory with input size.
+
+#[path = "../support/counting.rs"]
+mod counting;
+#[path = "../support/scaling.rs"]
+mod scaling_support;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bound;
+mod godot;
+mod nbt;
+mod scaling;
+mod tera_drop;

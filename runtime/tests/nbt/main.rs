@@ -1,0 +1,15 @@
+//! The NBT tests of the runtime (feature `nbt`), one binary: real files against their dumps,
+//! region files, editing, SNBT, serde, properties, limits and hostile input.
+#![cfg(feature = "nbt")]
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod edit;
+mod hostile;
+mod limits;
+mod props;
+mod region;
+mod samples;
+mod serde;
+mod snbt;

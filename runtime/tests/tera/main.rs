@@ -1,0 +1,12 @@
+//! The TERA tests of the runtime, one binary: stream framing, the wire grammar against the
+//! vectors, the dynamic codec (feature `dynamic`) against the public vectors, field spans, and
+//! hostile packets.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod dynamic_vectors;
+mod framing;
+mod grammar_wire;
+mod hostile;
+mod spans;
