@@ -700,6 +700,7 @@ impl Nbt {
 /// `&str` → string, `Vec<i64>` → long array, …). `[a, b]` builds a [`List`] (elements must share a
 /// type; a mixed list panics, as a literal bug); `[]` is an empty [`List::End`]. A negative
 /// number is more than one token: wrap it in parentheses, `(-1i32)`.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __nbt_tag {
     ({ $($key:literal : $value:tt),* $(,)? }) => {
@@ -730,6 +731,7 @@ macro_rules! __nbt_tag {
 /// let root = Nbt::named("", block); // a file's root
 /// # let _ = root;
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! __nbt_compound {
     ($($key:literal : $value:tt),* $(,)?) => {

@@ -206,8 +206,8 @@ const SHORT: usize = 16;
 /// counted), or `None` for every other string, which the caller hands to [`scan`] and
 /// [`read_compact`].
 ///
-/// Scanning word by word, the loop's exit and the transcoder's exit mispredicted on every
-/// string of a random length (36 ns a string); here one fixed-size window is classified with
+/// A word-by-word scan mispredicts its loop's exit and the transcoder's on every string of a
+/// random length; here one fixed-size window is classified with
 /// SSE2 compares (part of every x86-64 CPU) and no loop depends on the length until the
 /// transcoding of non-ASCII text.
 #[cfg(target_arch = "x86_64")]
