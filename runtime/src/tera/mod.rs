@@ -7,6 +7,7 @@
 //! * [`DecodeError`] / [`EncodeError`];
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
 //! * [`protocol`]: what generated protocol crates share (opcode map, version table, raw packet);
+//! * [`session`]: the key exchange and the stream cipher of a TERA connection;
 //! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
 //! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
 //!   to execution plans; packets to and from a compact record or JSON;
@@ -16,6 +17,7 @@ mod error;
 pub mod framing;
 mod packet;
 pub mod protocol;
+pub mod session;
 pub(crate) mod utf16;
 mod values;
 pub mod view;

@@ -9,4 +9,5 @@ mod dynamic_vectors;
 mod framing;
 mod grammar_wire;
 mod hostile;
+mod session;
 mod spans;
