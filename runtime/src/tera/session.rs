@@ -16,6 +16,26 @@
 //!   keystream is XORed in), in chunks of any size: a 4-byte word split across calls carries
 //!   over.
 //!
+//! A sniffer's side of it, fed with what it read of each direction:
+//!
+//! ```
+//! use def_runtime::tera::session::{HELLO, Handshake, KeyMixing};
+//!
+//! let mut handshake = Handshake::new(KeyMixing::FromPatch45);
+//! // The server's first read: its hello, its two keys, and the start of the encrypted stream.
+//! let server_read = [&HELLO[..], &[0x11; 256], b"\x8f\x02"].concat();
+//! let used = handshake.push_server(&server_read)?;
+//! assert_eq!(used, 260);
+//! // The client's two keys, then encrypted bytes.
+//! let client_read = [&[0x22; 256][..], b"\x07"].concat();
+//! assert_eq!(handshake.push_client(&client_read), 256);
+//!
+//! let mut session = handshake.session().expect("both sides sent both keys");
+//! let mut from_server = server_read[used..].to_vec();
+//! session.server_to_client.apply(&mut from_server); // now plaintext, in place
+//! # Ok::<(), def_runtime::tera::session::HandshakeError>(())
+//! ```
+//!
 //! Covered: the classic cipher, both key mixings. Not covered: the closed native module newer
 //! Toolbox releases load for the latest patches (it takes the protocol version and a per-packet
 //! step that no public source describes); a session of such a patch does not decrypt with this.
