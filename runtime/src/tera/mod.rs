@@ -8,11 +8,14 @@
 //! * [`framing`]: a byte stream split into whole packets (a `tokio` codec with feature `tokio`);
 //! * [`protocol`]: what generated protocol crates share (opcode map, version table, raw packet);
 //! * [`session`]: the key exchange and the stream cipher of a TERA connection;
+//! * [`dispatch`] (feature `std`): hooks on a connection's packets, in TERA Toolbox's manner;
 //! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
 //! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
 //!   to execution plans; packets to and from a compact record or JSON;
 //! * `spans` (feature `dynamic`): the byte range of every field of a packet, for tools.
 
+#[cfg(feature = "std")]
+pub mod dispatch;
 mod error;
 pub mod framing;
 mod packet;

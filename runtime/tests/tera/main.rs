@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod dispatch;
 mod dynamic_vectors;
 mod framing;
 mod grammar_wire;

@@ -1,0 +1,90 @@
+//! Criterion benchmark of the hook dispatcher in the proxy loop: the public vectors as one
+//! stream (880 kB) relayed by `framing::relay` with a hook that only forwards, and the same
+//! relay with each packet handed to a `Dispatch` holding 0, 1 and 50 hooks on opcodes the
+//! stream does not have, in the same run.
+//!
+//! `cargo bench -p def-runtime --bench dispatch` (needs `../shared`, or `WIRE_SHARED_DIR`).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use def_runtime::Options;
+use def_runtime::tera::dispatch::{Action, Direction, Dispatch, Handled, HookOptions};
+use def_runtime::tera::framing::{Verdict, packets, relay};
+use def_runtime::tera::protocol::OpcodeMap;
+
+fn stream() -> Vec<u8> {
+    let dir = std::env::var_os("WIRE_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into());
+    let text = std::fs::read_to_string(dir.join("tera-vectors/public.jsonl"))
+        .expect("public vectors (set WIRE_SHARED_DIR)");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        out.extend(hex::decode(v["hex"].as_str().unwrap()).unwrap());
+    }
+    out
+}
+
+/// A map of 50 messages at opcodes 65000.. (leaked: a map is `'static`).
+fn map() -> OpcodeMap {
+    let names: Vec<(&'static str, u16)> = (0..50)
+        .map(|i| {
+            let name: &'static str = Box::leak(format!("HOOKED_{i:02}").into_boxed_str());
+            (name, 65000 + i)
+        })
+        .collect();
+    let by_opcode: Vec<(u16, &'static str)> = names.iter().map(|&(n, o)| (o, n)).collect();
+    OpcodeMap::new(
+        Box::leak(names.into_boxed_slice()),
+        Box::leak(by_opcode.into_boxed_slice()),
+        &[],
+    )
+}
+
+fn bench(c: &mut Criterion) {
+    let stream = stream();
+    assert!(
+        packets(&stream).all(|p| p.is_ok_and(|p| u16::from_le_bytes([p[2], p[3]]) < 65000)),
+        "the hooked opcodes are not in the stream"
+    );
+    let mut g = c.benchmark_group("dispatch");
+    g.throughput(Throughput::Bytes(stream.len() as u64));
+    let mut input = stream.clone();
+    let mut out = Vec::with_capacity(stream.len());
+    g.bench_function("relay", |b| {
+        b.iter(|| {
+            out.clear();
+            let n = relay(&mut input, &mut out, |p| {
+                black_box(&*p);
+                Verdict::Forward
+            });
+            black_box((n.expect("whole packets"), &out));
+        })
+    });
+    for hooks in [0usize, 1, 50] {
+        let map = map();
+        let mut d = Dispatch::new(map, Options::new());
+        for &(name, _) in map.by_name().iter().take(hooks) {
+            d.raw(name, HookOptions::new(), |_, _| Action::Silence)
+                .unwrap();
+        }
+        g.bench_function(format!("relay_dispatch_{hooks}_hooks"), |b| {
+            b.iter(|| {
+                out.clear();
+                let n = relay(&mut input, &mut out, |p| {
+                    match d.handle(Direction::ToClient, p) {
+                        Handled::Forward => Verdict::Forward,
+                        Handled::Replace(_) | Handled::Silence => Verdict::Drop,
+                    }
+                });
+                black_box((n.expect("whole packets"), &out));
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
