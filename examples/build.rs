@@ -1,6 +1,6 @@
 //! Generates a module for every definition in `defs/` into `OUT_DIR` (see `src/lib.rs` for the
 //! `include!`), and the small protocol crate content of the proxy example: the two messages it
-//! hooks, from the corpus (`TERA_DATA_DIR`, else the shared tera-data beside the repository).
+//! and the ping mod hook and send, from the corpus (`TERA_DATA_DIR`, else the shared tera-data beside the repository).
 //! The first part is the whole build.rs a crate needs; `def_codegen::compile_defs("defs")` is the
 //! one-call form with the default options.
 
@@ -37,7 +37,7 @@ fn main() {
     }
     let mut o = def_codegen::protocol::ProtocolOptions::new(data.join("definitions"), map);
     o.deprecated = Some(data.join("deprecated.json"));
-    o.messages = vec!["C_CHAT".into(), "S_ITEMLIST".into()];
+    o.messages = vec!["C_CHAT".into(), "S_CHAT".into(), "S_ITEMLIST".into()];
     o.cargo_output = true;
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets it")).join("protocol");
     def_codegen::protocol::generate(&o, &out).unwrap_or_else(|e| e.exit_build_script());

@@ -93,3 +93,11 @@ fn proxy() {
     assert!(out.contains("2 S_ITEMLIST patched"), "{out}");
     assert!(out.contains("the same as the client sent: true"), "{out}");
 }
+
+#[test]
+fn ping() {
+    let out = ok(env!("CARGO_BIN_EXE_ping"), &[]);
+    assert!(out.contains(r#""hello": forwarded to the server"#), "{out}");
+    assert!(out.contains(r#""!ping": silenced"#), "{out}");
+    assert!(out.contains(r#""name":"proxy","message":"pong""#), "{out}");
+}
