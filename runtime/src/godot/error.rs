@@ -227,6 +227,10 @@ pub enum DecodeErrorKind {
         /// Bytes left over.
         extra: usize,
     },
+    /// The bytes decoded, but the value does not convert to the Rust type asked for
+    /// ([`from_bytes`](super::from_bytes)): serde's message.
+    #[error("the value does not convert: {0}")]
+    Serde(String),
 }
 
 impl DecodeErrorKind {
@@ -363,6 +367,10 @@ pub enum EncodeErrorKind {
         /// The version.
         version: Version,
     },
+    /// The Rust value does not convert to a Variant ([`to_bytes`](super::to_bytes)): serde's
+    /// message.
+    #[error("the value does not convert: {0}")]
+    Serde(String),
 }
 
 /// A refusal to encode, with the path to the offending value.

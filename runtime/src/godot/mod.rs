@@ -11,8 +11,8 @@
 //!   `Marshalls.variant_to_base64` add, and a [`FrameDecoder`] for incremental stream reading.
 //! * [`json`]: a lossless typed JSON form (every value tagged with its type, floats exact),
 //!   at every depth the engine allows.
-//! * [`variant_serde`] (features `godot` + `serde`): [`to_variant`] / [`from_variant`] for Rust
-//!   types; the math types, [`GString`] and [`Variant`] implement `Serialize`/`Deserialize`.
+//! * [`variant_serde`] (features `godot` + `serde`): [`to_bytes`] / [`from_bytes`] for Rust
+//!   types in one call ([`to_variant`] / [`from_variant`] for the step between); the math types, [`GString`] and [`Variant`] implement `Serialize`/`Deserialize`.
 //!   (Not named `serde`, so that `use def_runtime::godot::*` cannot shadow the serde crate.)
 //!
 //! Nothing on the wire says which engine generation wrote it: the caller picks the [`Version`].
@@ -45,4 +45,4 @@ pub use framing::{FrameDecoder, FrameError, Framing};
 pub use gstring::GString;
 pub use value::*;
 #[cfg(feature = "serde")]
-pub use variant_serde::{from_variant, to_variant};
+pub use variant_serde::{from_bytes, from_variant, to_bytes, to_variant};

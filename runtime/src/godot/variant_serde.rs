@@ -72,6 +72,31 @@ pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, 
     deeper(|| T::deserialize(VariantDeserializer(v)))
 }
 
+/// Serializes `value` to Godot's binary form in one call ([`to_variant`], then
+/// [`encode`](super::encode)); a value that does not convert is
+/// [`EncodeErrorKind::Serde`](super::EncodeErrorKind::Serde).
+pub fn to_bytes<T: Serialize + ?Sized>(
+    value: &T,
+    options: &super::EncodeOptions,
+) -> Result<Vec<u8>, super::EncodeError> {
+    let v = to_variant(value)
+        .map_err(|e| super::EncodeError::new(super::EncodeErrorKind::Serde(e.0)))?;
+    super::encode(&v, options)
+}
+
+/// Deserializes a `T` from Godot's binary form in one call ([`decode_exact`](super::decode_exact),
+/// then [`from_variant`]); bytes that decode to a value that does not convert are
+/// [`DecodeErrorKind::Serde`](super::DecodeErrorKind::Serde) at offset 0 (the whole value).
+pub fn from_bytes<T: de::DeserializeOwned>(
+    bytes: &[u8],
+    options: &super::DecodeOptions,
+) -> Result<T, super::DecodeError> {
+    let v = super::decode_exact(bytes, options)?;
+    from_variant(&v).map_err(|e| {
+        super::DecodeError::new(super::DecodeErrorKind::Serde(e.0), 0, options.version)
+    })
+}
+
 /// `seed.deserialize` one nesting level down, on a stack grown on demand.
 fn nested<'de, T: DeserializeSeed<'de>>(seed: T, v: &'de Variant) -> Result<T::Value, SerdeError> {
     deeper(|| seed.deserialize(VariantDeserializer(v)))

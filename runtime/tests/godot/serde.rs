@@ -289,3 +289,38 @@ fn math_types_variants_and_packed_helpers_through_serde() {
     let back: Unit = serde_json::from_str(&text).unwrap();
     assert_eq!(back, unit);
 }
+
+#[test]
+fn one_call_each_way_with_the_engine_bytes() {
+    // godot3-vectors.json "dict_insertion_order" again, through `to_bytes` / `from_bytes`.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Zam {
+        z: i32,
+        a: i32,
+        m: i32,
+    }
+    let engine = "120000000300000004000000010000007a0000000200000001000000040000000100000061000000020000000200000004000000010000006d0000000200000003000000";
+    let zam = Zam { z: 1, a: 2, m: 3 };
+    let bytes = to_bytes(&zam, &EncodeOptions::new(Version::Godot3)).unwrap();
+    assert_eq!(hex(&bytes), engine);
+    let back: Zam = from_bytes(&unhex(engine), &DecodeOptions::new(Version::Godot3)).unwrap();
+    assert_eq!(back, zam);
+
+    // Bytes that decode but do not fit the type, and bytes that do not decode: one error type.
+    let e = from_bytes::<Vec<String>>(&unhex(engine), &DecodeOptions::new(Version::Godot3))
+        .unwrap_err();
+    assert!(matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
+    assert_eq!(e.offset(), 0);
+    let e =
+        from_bytes::<Zam>(&unhex("12000000"), &DecodeOptions::new(Version::Godot3)).unwrap_err();
+    assert!(!matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
+
+    // A value Godot 3 cannot hold is refused by the encoder with its kind.
+    #[derive(Serialize)]
+    struct Big(#[serde(with = "def_runtime::godot::variant_serde::packed_vector4")] Vec<[f32; 4]>);
+    let e = to_bytes(&Big(vec![[1.0; 4]]), &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    assert!(!matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
+    // A value with no Variant form is refused with serde's message.
+    let e = to_bytes(&u64::MAX, &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    assert!(matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
+}
