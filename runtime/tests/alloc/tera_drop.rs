@@ -23,10 +23,11 @@ fn long(tag: &str) -> Value {
 }
 
 /// Records built by hand, with owning values in every kind of place: before a scalar column,
-/// only in a later element, nested, and none at all. The only test in this binary: the counter
-/// is global, and no other test allocates meanwhile.
+/// only in a later element, nested, and none at all. The counter is global: the test holds
+/// [`counting::serial`], as every test of this binary does, so that no other allocates meanwhile.
 #[test]
 fn nothing_is_left_after_a_drop() {
+    let _s = counting::serial();
     let nested = || {
         Value::Array(Array::Object(
             Records::new(

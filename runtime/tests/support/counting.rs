@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -18,17 +19,31 @@ static TOTAL: AtomicUsize = AtomicUsize::new(0);
 /// The counters are global: one measurement at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+thread_local! {
+    /// The bytes this thread allocated less those it freed: what [`left`] reads, so that another
+    /// thread freeing its own memory meanwhile (the test harness, after another test) does not
+    /// count.
+    static MINE: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Adds `delta` to this thread's count (nothing while the thread is being torn down).
+fn mine(delta: isize) {
+    let _ = MINE.try_with(|c| c.set(c.get() + delta));
+}
+
 // SAFETY: forwards to the system allocator and only adds bookkeeping.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
         PEAK.fetch_max(now, Ordering::Relaxed);
         TOTAL.fetch_add(l.size(), Ordering::Relaxed);
+        mine(l.size() as isize);
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        mine(-(l.size() as isize));
         // SAFETY: same contract as the caller's.
         unsafe { System.dealloc(p, l) }
     }
@@ -62,10 +77,10 @@ pub fn measure(f: impl FnOnce()) -> Usage {
     }
 }
 
-/// The live bytes `f` leaves behind: what it allocated and did not free, less what it freed of
-/// what was live before.
+/// The bytes `f` leaves behind on this thread: what it allocated and did not free, less what it
+/// freed of what was live before.
 pub fn left(f: impl FnOnce()) -> isize {
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = MINE.with(Cell::get);
     f();
-    LIVE.load(Ordering::Relaxed) as isize - before as isize
+    MINE.with(Cell::get) - before
 }
