@@ -217,7 +217,8 @@ fn check_deprecations(
                 ("max", RawValue::Number(n)) => {
                     max = Some(strict_u32(n).ok_or_else(|| {
                         fail(format!(
-                            "`{at}.max`: {n} is not a patch number (0 to 4294967295)"
+                            "`{at}.max`: {} is not a patch number (0 to 4294967295)",
+                            crate::diag::shorten(n)
                         ))
                     })?)
                 }
