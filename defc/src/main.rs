@@ -13,6 +13,7 @@ mod diff;
 mod explain;
 mod forced;
 mod guess;
+mod out;
 mod tera;
 
 #[cfg(feature = "godot")]
