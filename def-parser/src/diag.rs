@@ -297,7 +297,8 @@ impl LineIndex {
     }
 }
 
-/// Diagnostics of one file together with its text, rendered in full by `Display`. `Debug` (what
+/// Diagnostics of one file together with its text, rendered by `Display` (repeats of one kind
+/// summarised, see its impl). `Debug` (what
 /// `?` out of `main` prints) shows the file, the counts and the first diagnostic, never the text.
 #[derive(Clone)]
 pub struct Report {
@@ -321,13 +322,60 @@ impl Report {
     }
 }
 
+/// How many diagnostics of one [`Code`] a [`Report`] renders in full; the rest of that code are
+/// counted in one closing note ("and 99,990 more like this").
+pub const REPEATS_SHOWN: usize = 10;
+
+/// `n` with a comma between each group of three digits (`99,990`).
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Renders the first [`REPEATS_SHOWN`] diagnostics of each [`Code`] in full (in line order) and
+/// then, for each code that had more, one note with their number and the line of the first one
+/// not shown. The work and the text are linear in the number of diagnostics (each rendering is
+/// bounded, see [`Diagnostic::render`]) and the text is bounded by the number of codes.
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.diagnostics.iter().enumerate() {
-            if i > 0 {
+        let mut seen: std::collections::HashMap<Code, (usize, usize)> =
+            std::collections::HashMap::new();
+        let mut order: Vec<Code> = Vec::new();
+        let mut first = true;
+        for d in &self.diagnostics {
+            let (n, from) = seen.entry(d.code).or_insert_with(|| {
+                order.push(d.code);
+                (0, 0)
+            });
+            *n += 1;
+            if *n > REPEATS_SHOWN {
+                if *n == REPEATS_SHOWN + 1 {
+                    *from = d.line;
+                }
+                continue;
+            }
+            if !first {
                 writeln!(f)?;
             }
+            first = false;
             f.write_str(&d.render(&self.file, &self.text))?;
+        }
+        for code in order {
+            let (n, from) = seen[&code];
+            if n > REPEATS_SHOWN {
+                writeln!(
+                    f,
+                    "\nnote: and {} more like this ({code:?}), from line {from} on",
+                    grouped(n - REPEATS_SHOWN)
+                )?;
+            }
         }
         Ok(())
     }
