@@ -125,6 +125,9 @@ pub enum Code {
     /// `o_b`): the reference's generated JavaScript declares one variable twice and it refuses
     /// the definition.
     JsVariableClash,
+    /// A level or object with more than [`MAX_MEMBERS`](crate::layout::MAX_MEMBERS) members:
+    /// the struct generated for it would not compile (an error in every mode).
+    TooWide,
 }
 
 /// One fault in a `.def` file.
