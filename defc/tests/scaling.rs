@@ -122,10 +122,23 @@ fn explain_svg_draws_each_field_once() {
             doc.descendants().filter(|n| n.has_tag_name("rect")).count(),
         )
     };
-    let strings = |n: usize| (0..n).map(|i| format!("string s{i}\n")).collect::<String>();
+    // In objects of 1 000 (a level or object has at most 2 048 members); the picture draws an
+    // object's fields in its level's row.
+    let object = |i: usize| {
+        if i % 1000 == 0 {
+            format!("object o{}\n", i / 1000)
+        } else {
+            String::new()
+        }
+    };
+    let strings = |n: usize| {
+        (0..n)
+            .map(|i| format!("{}- string s{i}\n", object(i)))
+            .collect::<String>()
+    };
     let arrays = |n: usize| {
         (0..n)
-            .map(|i| format!("array a{i}\n- int32 x\n"))
+            .map(|i| format!("{}- array a{i}\n- - int32 x\n", object(i)))
             .collect::<String>()
     };
     for (what, make) in [
