@@ -34,7 +34,7 @@
 //!
 //! Text that goes into doc comments follows the workspace's rule for input text (`def_text`):
 //! control and format characters (Unicode bidirectional controls among them) and line separators
-//! are written as `\u{..}`, and long text is cut with its length ([`doc_text`]).
+//! are written as `\u{..}`, and long text is cut with its length (`doc_text`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
