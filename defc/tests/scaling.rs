@@ -125,7 +125,7 @@ fn explain_svg_draws_each_field_once() {
     // In objects of 1 000 (a level or object has at most 2 048 members); the picture draws an
     // object's fields in its level's row.
     let object = |i: usize| {
-        if i % 1000 == 0 {
+        if i.is_multiple_of(1000) {
             format!("object o{}\n", i / 1000)
         } else {
             String::new()

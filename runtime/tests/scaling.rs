@@ -25,7 +25,7 @@ fn dynamic_decode_of_a_wide_definition() {
         // In objects of 1 000 (a level or object has at most `MAX_MEMBERS`).
         let text: String = (0..n)
             .map(|i| {
-                let head = if i % 1000 == 0 {
+                let head = if i.is_multiple_of(1000) {
                     format!("object o{}\n", i / 1000)
                 } else {
                     String::new()
