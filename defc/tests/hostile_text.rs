@@ -243,6 +243,16 @@ fn map_and_deprecated_json_errors_show_no_raw_control_and_no_megabyte() {
         assert!(!r.ok, "{map:?}");
         assert!(r.stderr.contains("\\u{"), "{}", r.stderr);
     }
+    // A file in the definitions folder named with terminal escapes.
+    let bad = defs.join("S_\u{1b}]0;x\u{7}\u{202e}.1.def");
+    std::fs::write(&bad, "int32 x\n").unwrap();
+    let r = gen_with("S_A = 1\n", None);
+    assert!(
+        !r.ok && r.stderr.contains("S_\\u{1b}]0;x\\u{7}\\u{202e}.1.def"),
+        "{}",
+        r.stderr
+    );
+    std::fs::remove_file(&bad).unwrap();
     let digits = "9".repeat(1_000_000);
     let r = gen_with(
         "S_A = 1\n",
