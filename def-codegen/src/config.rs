@@ -92,10 +92,16 @@ pub enum Error {
     Internal(String),
 }
 
+/// A path in a message, by the workspace's rule for input text (`def_text`): a file name from a
+/// folder listing may hold control characters.
+fn path_text(p: &Path) -> String {
+    def_text::shown(&p.display().to_string(), def_text::PATH).to_string()
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            Error::Io(p, e) => write!(f, "{}: {e}", path_text(p)),
             Error::Defs(reports) => {
                 for r in reports {
                     write!(f, "{r}")?;
@@ -112,15 +118,15 @@ impl fmt::Display for Error {
                 write!(
                     f,
                     "{}: file name is not NAME.VERSION[.PLATFORM].def: {why}",
-                    p.display()
+                    path_text(p)
                 )
             }
-            Error::NotUtf8(p, e) => write!(f, "{}: {e}", p.display()),
+            Error::NotUtf8(p, e) => write!(f, "{}: {e}", path_text(p)),
             Error::Duplicate(a, b) => write!(
                 f,
                 "{} and {} define the same message version",
-                a.display(),
-                b.display()
+                path_text(a),
+                path_text(b)
             ),
             Error::NoOutDir => f.write_str("OUT_DIR is not set; call Config::out_dir"),
             Error::Map(m) => f.write_str(m),
@@ -186,12 +192,28 @@ fn shown_path(path: &str) -> String {
 }
 
 /// Every diagnostic of `report` as cargo lines, each `FILE:LINE:COL: SEVERITY: MESSAGE` followed
-/// by the faulty line with its caret.
+/// by the faulty line with its caret; past `REPEATS_SHOWN` of one kind, one note counts the rest,
+/// as the report's `Display` does.
 pub(crate) fn cargo_report(report: &Report) -> Vec<String> {
-    let file = shown_path(&report.file);
+    let file = def_text::shown(&shown_path(&report.file), def_text::PATH).to_string();
     let mut lines = Vec::new();
+    let mut seen: std::collections::HashMap<def_parser::diag::Code, (usize, usize, bool)> =
+        std::collections::HashMap::new();
+    let mut order = Vec::new();
     for d in &report.diagnostics {
         let severity = if d.is_error() { "error" } else { "warning" };
+        let (n, from, any_error) = seen.entry(d.code).or_insert_with(|| {
+            order.push(d.code);
+            (0, 0, false)
+        });
+        *n += 1;
+        if *n > def_parser::diag::REPEATS_SHOWN {
+            if *n == def_parser::diag::REPEATS_SHOWN + 1 {
+                *from = d.line;
+            }
+            *any_error |= d.is_error();
+            continue;
+        }
         let head = format!("{file}:{}:{}: {severity}: {}", d.line, d.column, d.message);
         // `render` opens with `SEVERITY: MESSAGE` and ` --> FILE:LINE:COL`, said in `head`.
         let rendered = d.render(&file, &report.text);
@@ -200,6 +222,19 @@ pub(crate) fn cargo_report(report: &Report) -> Vec<String> {
             .collect::<Vec<_>>()
             .join("\n");
         lines.extend(cargo_text(severity, &text));
+    }
+    for code in order {
+        let (n, from, any_error) = seen[&code];
+        if n > def_parser::diag::REPEATS_SHOWN {
+            let severity = if any_error { "error" } else { "warning" };
+            lines.extend(cargo_text(
+                severity,
+                &format!(
+                    "{file}: and {} more like this ({code:?}), from line {from} on",
+                    n - def_parser::diag::REPEATS_SHOWN
+                ),
+            ));
+        }
     }
     lines
 }
@@ -887,6 +922,30 @@ mod tests {
             line,
             "cargo:rerun-if-changed=/x\\ncargo:rustc-link-arg=-evil\\r\\n"
         );
+    }
+
+    #[test]
+    fn cargo_warnings_summarise_repeats_and_escape_the_file_name() {
+        let text = format!("array[{}] a\n- int32 x\n", vec!["x"; 1000].join(","));
+        let report = def_parser::compile_str("S_\u{1b}]0;t\u{7}.1.def", &text, Mode::Compatible)
+            .unwrap()
+            .warnings;
+        // 1 000 unknown flags, and the file name's own warning.
+        assert_eq!(report.diagnostics.len(), 1001);
+        let lines = cargo_report(&report);
+        // Eleven snippets of five lines (message, gutter, line, caret, expected), then one note.
+        assert_eq!(lines.len(), 56, "{lines:#?}");
+        assert!(
+            lines[55].ends_with("and 990 more like this (UnknownFlag), from line 1 on"),
+            "{}",
+            lines[55]
+        );
+        assert!(
+            lines.iter().all(|l| !l.chars().any(char::is_control)),
+            "{lines:#?}"
+        );
+        let e = Error::FileName(PathBuf::from("d/S_\u{1b}[2J.def")).to_string();
+        assert!(e.starts_with("d/S_\\u{1b}[2J.def: "), "{e}");
     }
 
     #[test]

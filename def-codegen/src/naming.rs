@@ -32,8 +32,9 @@
 //!   a scalar declared twice is one member with two places, anything else is refused with a
 //!   `NameClash` error at its line. So a definition that resolves always gets names.
 //!
-//! Text that goes into doc comments has control characters (CR, NUL, ...), Unicode bidirectional
-//! controls and line separators written as `\u{..}`, and is cut after 200 characters.
+//! Text that goes into doc comments follows the workspace's rule for input text (`def_text`):
+//! control and format characters (Unicode bidirectional controls among them) and line separators
+//! are written as `\u{..}`, and long text is cut with its length (`doc_text`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -408,15 +409,9 @@ pub(crate) fn variant_names<'a>(
         .collect()
 }
 
-/// Longest text (in characters) of one piece of user text in a doc comment.
-pub(crate) const DOC_TEXT_MAX: usize = 200;
-
-/// Whether rustc refuses `c` in a comment (a bidirectional control: the `text_direction_codepoint`
-/// lints) or it would end or break the line (control characters, CR above all).
-fn unsafe_in_comment(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
-}
+/// Longest piece of user text in a doc comment, in bytes of shown text (200 characters of up
+/// to four bytes).
+pub(crate) const DOC_TEXT_MAX: usize = 800;
 
 /// Whether `name` can be written as it is as a Rust identifier (not a keyword, not `_`, no
 /// leading digit): the opcode constants of a protocol crate are named so.
@@ -424,23 +419,13 @@ pub(crate) fn is_plain_ident(name: &str) -> bool {
     syn::parse_str::<syn::Ident>(name).is_ok()
 }
 
-/// User text made safe for a doc comment: control characters (CR, LF, NUL, ...), Unicode
-/// bidirectional controls and line separators are written as `\u{..}` escapes, and text longer
-/// than [`DOC_TEXT_MAX`] characters is cut with an ellipsis.
+/// User text made safe for a doc comment by the workspace's one rule for input text
+/// ([`def_text`]): control characters (CR, LF, NUL, ...), format characters (Unicode
+/// bidirectional controls among them: rustc's `text_direction_codepoint` lints refuse those) and
+/// line separators are written as `\u{..}` escapes, and text longer than [`DOC_TEXT_MAX`] bytes
+/// is cut with its length.
 pub(crate) fn doc_text(text: &str) -> String {
-    let mut out = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == DOC_TEXT_MAX {
-            out.push('…');
-            break;
-        }
-        if unsafe_in_comment(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    def_text::shown(text, DOC_TEXT_MAX).to_string()
 }
 
 #[cfg(test)]
@@ -598,6 +583,10 @@ mod tests {
         assert_eq!(doc_text("x\u{202e}y\u{2066}"), "x\\u{202e}y\\u{2066}");
         assert_eq!(doc_text("ok é"), "ok é");
         let long = "x".repeat(10_000);
-        assert_eq!(doc_text(&long).chars().count(), DOC_TEXT_MAX + 1);
+        assert_eq!(
+            doc_text(&long),
+            format!("{}…(10000 bytes)", &long[..DOC_TEXT_MAX])
+        );
+        assert_eq!(doc_text("\u{61c}\u{2028}"), "\\u{61c}\\u{2028}");
     }
 }

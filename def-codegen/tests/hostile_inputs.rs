@@ -88,13 +88,16 @@ fn map_errors_name_the_line() {
     assert!(e.contains(":2: `S B` is not a message name"), "{e}");
     let e = map_error("S_A 1\n");
     assert!(e.contains(":1: expected `NAME = OPCODE`"), "{e}");
-    // A BOM anywhere but at the start is part of a name, so refused.
+    // A BOM anywhere but at the start is part of a name, so refused (and shown escaped).
     let e = map_error("S_A = 1\n\u{feff}S_B = 2\n");
-    assert!(e.contains(":2: `\u{feff}S_B` is not a message name"), "{e}");
+    assert!(
+        e.contains(":2: `\\u{feff}S_B` is not a message name"),
+        "{e}"
+    );
     // A bare CR inside a line is not a line end.
     let e = map_error("S_A = 1\rS_B = 2\n");
     assert!(
-        e.contains(":1: opcode `1\rS_B = 2`") || e.contains(":1: `"),
+        e.contains(":1: opcode `1\\u{d}S_B = 2`") || e.contains(":1: `"),
         "{e}"
     );
     // Echoes are short.

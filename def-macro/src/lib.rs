@@ -290,8 +290,28 @@ fn to_syn_error(e: def_codegen::Error, span: Span) -> syn::Error {
         return syn::Error::new(span, format!("def!: {e}"));
     };
     let mut all: Option<syn::Error> = None;
+    let mut push = |one: syn::Error| match &mut all {
+        Some(a) => a.combine(one),
+        None => all = Some(one),
+    };
     for report in &reports {
+        // Past `REPEATS_SHOWN` errors of one kind, one error counts the rest (as the report's
+        // `Display` does): a line of 100 000 faults is not 100 000 compile errors.
+        let mut seen: std::collections::HashMap<def_parser::diag::Code, (usize, usize)> =
+            std::collections::HashMap::new();
+        let mut order = Vec::new();
         for d in report.diagnostics.iter().filter(|d| d.is_error()) {
+            let (n, from) = seen.entry(d.code).or_insert_with(|| {
+                order.push(d.code);
+                (0, 0)
+            });
+            *n += 1;
+            if *n > def_parser::diag::REPEATS_SHOWN {
+                if *n == def_parser::diag::REPEATS_SHOWN + 1 {
+                    *from = d.line;
+                }
+                continue;
+            }
             // `render` opens with `error: MESSAGE` and ` --> FILE:LINE:COL`; rustc prints its own
             // `error:`, so the location and message make the first line and the snippet follows.
             let rendered = d.render(&report.file, &report.text);
@@ -304,10 +324,19 @@ fn to_syn_error(e: def_codegen::Error, span: Span) -> syn::Error {
                 d.message,
                 snippet.join("\n")
             );
-            let one = syn::Error::new(span, msg);
-            match &mut all {
-                Some(a) => a.combine(one),
-                None => all = Some(one),
+            push(syn::Error::new(span, msg));
+        }
+        for code in order {
+            let (n, from) = seen[&code];
+            if n > def_parser::diag::REPEATS_SHOWN {
+                push(syn::Error::new(
+                    span,
+                    format!(
+                        "{}: and {} more errors like this ({code:?}), from line {from} on",
+                        report.file,
+                        n - def_parser::diag::REPEATS_SHOWN
+                    ),
+                ));
             }
         }
     }
@@ -322,4 +351,24 @@ fn to_syn_error(e: def_codegen::Error, span: Span) -> syn::Error {
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_errors_are_counted_not_repeated() {
+        let text = "int33 x\n".repeat(1000);
+        let report = def_parser::compile_str("S_E.1.def", &text, def_parser::Mode::Compatible)
+            .expect_err("unknown types");
+        assert_eq!(report.errors(), 1000);
+        let e = to_syn_error(def_codegen::Error::Defs(vec![report]), Span::call_site());
+        let messages: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), def_parser::diag::REPEATS_SHOWN + 1);
+        assert_eq!(
+            messages.last().unwrap(),
+            "S_E.1.def: and 990 more errors like this (UnknownType), from line 11 on"
+        );
+    }
 }

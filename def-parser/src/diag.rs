@@ -7,23 +7,30 @@
 use std::borrow::Cow;
 use std::fmt;
 
-/// Longest piece of input (in characters) a diagnostic repeats: longer names in messages and
-/// longer lines in snippets are cut with an ellipsis, so that a 10 MB name gives a short message.
+/// Longest piece of input a diagnostic repeats, in bytes of shown text: longer names in messages
+/// are cut and followed by their length, so that a 10 MB name gives a short message. Snippets
+/// show a window of `2 * SHOWN_MAX` characters of a line around the caret.
 pub const SHOWN_MAX: usize = 80;
 
-/// `text` cut to [`SHOWN_MAX`] characters with an ellipsis.
+/// `text` as messages quote input, by the workspace's one rule ([`def_text`]): control, format
+/// and bidirectional characters escaped (`\u{1b}`), and cut after [`SHOWN_MAX`] bytes of shown
+/// text with `…(N bytes)`.
 pub fn shorten(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(SHOWN_MAX) {
-        Some((i, _)) => Cow::Owned(format!("{}…", &text[..i])),
-        None => Cow::Borrowed(text),
+    if text.len() <= SHOWN_MAX && !text.chars().any(def_text::is_hidden) {
+        return Cow::Borrowed(text);
     }
+    Cow::Owned(def_text::shown(text, SHOWN_MAX).to_string())
 }
 
-/// A message with every code span (text between backticks) cut to [`SHOWN_MAX`] characters.
-/// Messages quote input in code spans only, so this bounds what they repeat of it.
+/// A message with its hidden characters escaped and, when it is long, every code span (text
+/// between backticks) cut by [`shorten`]. Messages quote input in code spans only, so this bounds
+/// what they repeat of it.
 pub(crate) fn shorten_spans(message: String) -> String {
     if message.len() <= 2 * SHOWN_MAX {
-        return message;
+        if !message.chars().any(def_text::is_hidden) {
+            return message;
+        }
+        return def_text::escaped(&message).to_string();
     }
     let mut out = String::with_capacity(4 * SHOWN_MAX);
     for (k, piece) in message.split('`').enumerate() {
@@ -118,6 +125,9 @@ pub enum Code {
     /// `o_b`): the reference's generated JavaScript declares one variable twice and it refuses
     /// the definition.
     JsVariableClash,
+    /// A level or object with more than [`MAX_MEMBERS`](crate::layout::MAX_MEMBERS) members:
+    /// the struct generated for it would not compile (an error in every mode).
+    TooWide,
 }
 
 /// One fault in a `.def` file.
@@ -152,74 +162,119 @@ impl Diagnostic {
             Severity::Error => "error",
         };
         let mut s = format!(
-            "{file}:{}:{}: {sev}: {}",
-            self.line, self.column, self.message
+            "{}:{}:{}: {sev}: {}",
+            def_text::shown(file, def_text::PATH),
+            self.line,
+            self.column,
+            def_text::escaped(&self.message)
         );
         if let Some(e) = &self.expected {
-            s.push_str(&format!(" (expected {e})"));
+            s.push_str(&format!(" (expected {})", def_text::escaped(e)));
         }
         s
     }
 
-    /// The diagnostic rendered with the faulty line and a caret under the fault.
+    /// The diagnostic rendered with the faulty line and a caret under the fault. The line is
+    /// shown as a window of at most `2 * SHOWN_MAX` characters around the caret, its hidden
+    /// characters escaped (tabs and byte-order marks as spaces, so that columns stay aligned);
+    /// the cost is bounded by that window, not by the line's length.
     pub fn render(&self, file: &str, text: &str) -> String {
         let mut out = String::new();
         let sev = match self.severity {
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        out.push_str(&format!("{sev}: {}\n", self.message));
-        out.push_str(&format!(" --> {file}:{}:{}\n", self.line, self.column));
-        let line_text = line_of(text, self.span.start);
+        out.push_str(&format!("{sev}: {}\n", def_text::escaped(&self.message)));
+        out.push_str(&format!(
+            " --> {}:{}:{}\n",
+            def_text::shown(file, def_text::PATH),
+            self.line,
+            self.column
+        ));
         let num = self.line.to_string();
         let pad = " ".repeat(num.len());
-        let caret_start = self.column.saturating_sub(1);
-        let line_chars: Vec<char> = line_text.chars().collect();
-        let width = text
-            .get(self.span.start..self.span.end.min(self.span.start + line_text.len()))
-            .map(|s| s.chars().count())
-            .unwrap_or(1)
-            .max(1)
-            .min(line_chars.len().saturating_sub(caret_start).max(1));
-        // A long line is shown as a window of 2 * SHOWN_MAX characters around the caret.
-        let from = caret_start.saturating_sub(SHOWN_MAX / 2);
-        let to = line_chars.len().min(from + 2 * SHOWN_MAX);
-        let mut shown: String = if from > 0 {
-            "…".into()
-        } else {
-            String::new()
-        };
-        let caret_start = caret_start - from + usize::from(from > 0);
-        let width = width.min((to + 1).saturating_sub(caret_start).max(1));
-        shown.extend(
-            line_chars[from.min(to)..to]
-                .iter()
-                .map(|c| if *c == '\t' { ' ' } else { *c }),
-        );
-        if to < line_chars.len() {
-            shown.push('…');
-        }
+        let (shown, caret_start, width) = window(text, self.span);
         out.push_str(&format!(
             "{pad} |\n{num} | {shown}\n{pad} | {}{}\n",
             " ".repeat(caret_start),
             "^".repeat(width)
         ));
         if let Some(e) = &self.expected {
-            out.push_str(&format!("{pad} = expected {e}\n"));
+            out.push_str(&format!("{pad} = expected {}\n", def_text::escaped(e)));
         }
         out
     }
 }
 
-/// The text of the line holding byte `at`, without its line break and with byte-order marks shown
-/// as spaces (so that columns stay aligned).
-fn line_of(text: &str, at: usize) -> String {
-    let at = at.min(text.len());
-    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    text[start..end]
-        .trim_end_matches('\r')
-        .replace('\u{feff}', " ")
+/// The piece of the line holding `span.start` that a snippet shows (at most `SHOWN_MAX / 2`
+/// characters before it, `2 * SHOWN_MAX` in all, `…` where the line goes on), with the column
+/// of the caret and its width, both in shown characters.
+fn window(text: &str, span: Span) -> (String, usize, usize) {
+    let mut at = span.start.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let mut from = at;
+    let mut taken = 0;
+    let mut cut_before = false;
+    for (i, c) in text[..at].char_indices().rev() {
+        if c == '\n' {
+            break;
+        }
+        if taken == SHOWN_MAX / 2 {
+            cut_before = true;
+            break;
+        }
+        from = i;
+        taken += 1;
+    }
+    let mut shown = String::new();
+    let mut chars = 0;
+    if cut_before {
+        shown.push('…');
+        chars += 1;
+    }
+    for c in text[from..at].chars() {
+        chars += push_shown(&mut shown, c);
+    }
+    let caret_start = chars;
+    let mut width = 0;
+    let mut rest = text[at..].char_indices().peekable();
+    while let Some((i, c)) = rest.next() {
+        if c == '\n' || c == '\r' && matches!(rest.peek(), None | Some((_, '\n'))) {
+            break;
+        }
+        if taken == 2 * SHOWN_MAX {
+            shown.push('…');
+            break;
+        }
+        taken += 1;
+        let n = push_shown(&mut shown, c);
+        if at + i < span.end {
+            width += n;
+        }
+    }
+    (shown, caret_start, width.max(1))
+}
+
+/// Appends `c` as a snippet shows it (a tab or byte-order mark as a space, a hidden character
+/// escaped); returns how many characters that took.
+fn push_shown(shown: &mut String, c: char) -> usize {
+    match c {
+        '\t' | '\u{feff}' => {
+            shown.push(' ');
+            1
+        }
+        c if def_text::is_hidden(c) => {
+            let before = shown.len();
+            shown.push_str(&def_text::escaped(c.encode_utf8(&mut [0; 4])).to_string());
+            shown.len() - before
+        }
+        c => {
+            shown.push(c);
+            1
+        }
+    }
 }
 
 /// Maps byte offsets of a text to 1-based lines and columns.
@@ -245,7 +300,8 @@ impl LineIndex {
     }
 }
 
-/// Diagnostics of one file together with its text, rendered in full by `Display`. `Debug` (what
+/// Diagnostics of one file together with its text, rendered by `Display` (repeats of one kind
+/// summarised, see its impl). `Debug` (what
 /// `?` out of `main` prints) shows the file, the counts and the first diagnostic, never the text.
 #[derive(Clone)]
 pub struct Report {
@@ -269,13 +325,60 @@ impl Report {
     }
 }
 
+/// How many diagnostics of one [`Code`] a [`Report`] renders in full; the rest of that code are
+/// counted in one closing note ("and 99,990 more like this").
+pub const REPEATS_SHOWN: usize = 10;
+
+/// `n` with a comma between each group of three digits (`99,990`).
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Renders the first [`REPEATS_SHOWN`] diagnostics of each [`Code`] in full (in line order) and
+/// then, for each code that had more, one note with their number and the line of the first one
+/// not shown. The work and the text are linear in the number of diagnostics (each rendering is
+/// bounded, see [`Diagnostic::render`]) and the text is bounded by the number of codes.
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.diagnostics.iter().enumerate() {
-            if i > 0 {
+        let mut seen: std::collections::HashMap<Code, (usize, usize)> =
+            std::collections::HashMap::new();
+        let mut order: Vec<Code> = Vec::new();
+        let mut first = true;
+        for d in &self.diagnostics {
+            let (n, from) = seen.entry(d.code).or_insert_with(|| {
+                order.push(d.code);
+                (0, 0)
+            });
+            *n += 1;
+            if *n > REPEATS_SHOWN {
+                if *n == REPEATS_SHOWN + 1 {
+                    *from = d.line;
+                }
+                continue;
+            }
+            if !first {
                 writeln!(f)?;
             }
+            first = false;
             f.write_str(&d.render(&self.file, &self.text))?;
+        }
+        for code in order {
+            let (n, from) = seen[&code];
+            if n > REPEATS_SHOWN {
+                writeln!(
+                    f,
+                    "\nnote: and {} more like this ({code:?}), from line {from} on",
+                    grouped(n - REPEATS_SHOWN)
+                )?;
+            }
         }
         Ok(())
     }

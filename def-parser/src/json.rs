@@ -96,7 +96,13 @@ pub struct JsonError {
 
 impl fmt::Display for JsonError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "{}:{}: {}",
+            self.line,
+            self.column,
+            def_text::shown(&self.message, def_text::TEXT)
+        )
     }
 }
 

@@ -212,6 +212,14 @@ impl Level {
     }
 }
 
+/// Most members (fields, arrays, objects) one level or one `object` may have. Each becomes one
+/// generated struct, and rustc's derives of `PartialEq` and `PartialOrd` nest an expression
+/// per field: rustc 1.9x with its 8 MiB stack compiles 4 096 `int32` fields with both and
+/// overflows its stack at 6 000 with `PartialEq` alone, so the limit keeps a factor of two
+/// below what was seen to compile. A packet (65 535 bytes, at least one byte per member) could
+/// hold 65 531; the corpus's widest level has 155.
+pub const MAX_MEMBERS: usize = 2048;
+
 struct Resolver<'a> {
     text: &'a str,
     index: LineIndex,
@@ -244,6 +252,44 @@ impl Resolver<'_> {
             line,
             column,
         });
+    }
+
+    /// An error ([`Code::TooWide`]) at the first member past [`MAX_MEMBERS`] of the level's
+    /// list and of each of its objects' lists.
+    fn check_width(&mut self, members: &[Member], nodes: &[Node]) {
+        fn span_of(nodes: &[Node], line: usize) -> Option<Span> {
+            nodes.iter().find_map(|n| {
+                if n.line == line {
+                    Some(n.span)
+                } else {
+                    span_of(&n.children, line)
+                }
+            })
+        }
+        let mut lists = vec![members];
+        while let Some(list) = lists.pop() {
+            if let Some(first) = list.get(MAX_MEMBERS) {
+                let line = first.decls.first().map_or(0, |d| d.line);
+                let span = span_of(nodes, line).unwrap_or_default();
+                self.diag(
+                    Severity::Error,
+                    Code::TooWide,
+                    span,
+                    format!(
+                        "more than {MAX_MEMBERS} members ({}) in one level or object: the code \
+                         generated for it would not compile",
+                        list.len()
+                    ),
+                    Some(format!(
+                        "at most {MAX_MEMBERS}: split the fields into objects"
+                    )),
+                );
+            }
+            lists.extend(list.iter().filter_map(|m| match &m.kind {
+                MemberKind::Object(ms) => Some(ms.as_slice()),
+                _ => None,
+            }));
+        }
     }
 
     fn decl(&self, n: &Node) -> Decl {
@@ -509,6 +555,7 @@ impl Resolver<'_> {
             &mut node_slot,
             &mut names,
         );
+        self.check_width(&members, nodes);
 
         // Wire order: a flat list of pieces, then grouped into steps.
         enum Piece {

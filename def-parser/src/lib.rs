@@ -78,10 +78,10 @@ pub fn load(path: &Path, mode: Mode) -> Result<Compiled, LoadError> {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("{0}: {1}")]
+    #[error("{}: {}", def_text::shown(.0, def_text::PATH), .1)]
     Io(String, #[source] std::io::Error),
     /// The file is not UTF-8 text: where, and what it seems to be.
-    #[error("{0}: {1}")]
+    #[error("{}: {}", def_text::shown(.0, def_text::PATH), .1)]
     NotUtf8(String, text::NotUtf8),
     /// The definition has errors.
     #[error("{0}")]

@@ -217,7 +217,8 @@ fn check_deprecations(
                 ("max", RawValue::Number(n)) => {
                     max = Some(strict_u32(n).ok_or_else(|| {
                         fail(format!(
-                            "`{at}.max`: {n} is not a patch number (0 to 4294967295)"
+                            "`{at}.max`: {} is not a patch number (0 to 4294967295)",
+                            crate::diag::shorten(n)
                         ))
                     })?)
                 }
@@ -367,14 +368,20 @@ pub struct DefinitionFiles {
     pub known: BTreeSet<(String, u32)>,
 }
 
+/// A path in a message, by the rule for input text ([`def_text`]): a folder can hold a file
+/// named with control characters.
+fn shown_path(p: &std::path::Path) -> String {
+    def_text::shown(&p.display().to_string(), def_text::PATH).to_string()
+}
+
 /// Why a definitions folder could not be listed.
 #[derive(Debug, thiserror::Error)]
 pub enum ScanError {
     /// The folder or an entry could not be read, or a `.def` is not a regular file.
-    #[error("{}: {}", .0.display(), .1)]
+    #[error("{}: {}", shown_path(.0), .1)]
     Io(std::path::PathBuf, #[source] std::io::Error),
     /// A `.def` file's name does not follow `NAME.VERSION[.PLATFORM].def`.
-    #[error("{}: file name is not NAME.VERSION[.PLATFORM].def", .0.display())]
+    #[error("{}: file name is not NAME.VERSION[.PLATFORM].def", shown_path(.0))]
     FileName(std::path::PathBuf),
 }
 

@@ -113,3 +113,63 @@ fn invalid_utf8_files_are_refused() {
     assert!(matches!(e, LoadError::NotUtf8(..)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `n` `int32` fields, each line prefixed with `dashes`.
+fn fields(n: usize, dashes: &str) -> String {
+    (0..n).map(|i| format!("{dashes}int32 f{i}\n")).collect()
+}
+
+#[test]
+fn levels_wider_than_the_limit_are_refused_at_the_first_member_past_it() {
+    use def_parser::diag::Code;
+    use def_parser::layout::MAX_MEMBERS;
+    let compile = |text: &str| def_parser::compile_str("S_W.1.def", text, Mode::Compatible);
+    // At the limit: accepted, at the root, in an object and in an array's elements.
+    assert!(compile(&fields(MAX_MEMBERS, "")).is_ok());
+    assert!(compile(&format!("object o\n{}", fields(MAX_MEMBERS, "- "))).is_ok());
+    assert!(compile(&format!("array a\n{}", fields(MAX_MEMBERS, "- "))).is_ok());
+    // One more: refused, the error at the first member past the limit (line 2049 of the
+    // root's, one line further under an `object` or `array` line).
+    for (text, line) in [
+        (fields(MAX_MEMBERS + 1, ""), MAX_MEMBERS + 1),
+        (
+            format!("object o\n{}", fields(MAX_MEMBERS + 1, "- ")),
+            MAX_MEMBERS + 2,
+        ),
+        (
+            format!("array a\n{}", fields(MAX_MEMBERS + 1, "- ")),
+            MAX_MEMBERS + 2,
+        ),
+        // An object declared twice counts its members together.
+        (
+            format!(
+                "object o\n{}object o\n{}",
+                fields(MAX_MEMBERS, "- "),
+                (0..2)
+                    .map(|i| format!("- int32 g{i}\n"))
+                    .collect::<String>()
+            ),
+            MAX_MEMBERS + 3,
+        ),
+    ] {
+        let r = compile(&text).expect_err("too wide");
+        let d: Vec<_> = r
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::TooWide)
+            .collect();
+        assert_eq!(d.len(), 1, "{r}");
+        assert!(d[0].is_error());
+        assert_eq!(d[0].line, line, "{}", d[0].message);
+        assert!(
+            d[0].message.starts_with("more than 2048 members"),
+            "{}",
+            d[0].message
+        );
+    }
+    // 10 000 fields (whose code overflowed rustc's stack): refused in either mode.
+    for mode in [Mode::Compatible, Mode::Strict] {
+        let r = def_parser::compile_str("S_W.1.def", &fields(10_000, ""), mode).unwrap_err();
+        assert_eq!(r.errors(), 1, "{r}");
+    }
+}

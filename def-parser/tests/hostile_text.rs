@@ -186,3 +186,65 @@ fn debug_of_a_report_is_short() {
     assert!(shown.contains("S_BIG.1.def:10001:1"), "{shown}");
     assert!(!shown.contains("padding the file"), "{shown}");
 }
+
+/// A line of `n` unknown flags: one warning each.
+fn flags(n: usize) -> def_parser::Report {
+    let text = format!("array[{}] a\n- int32 x\n", vec!["x"; n].join(","));
+    match def_parser::compile_str("S_FLAGS.1.def", &text, def_parser::Mode::Compatible) {
+        Ok(c) => c.warnings,
+        Err(r) => r,
+    }
+}
+
+#[test]
+fn repeated_diagnostics_are_summarised_and_each_rendering_is_bounded() {
+    let (small, large) = (flags(10_000), flags(100_000));
+    let unknown = |r: &def_parser::Report| {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.code == Code::UnknownFlag)
+            .count()
+    };
+    assert_eq!((unknown(&small), unknown(&large)), (10_000, 100_000));
+    let (a, b) = (small.to_string(), large.to_string());
+    assert!(
+        b.contains("note: and 99,990 more like this (UnknownFlag), from line 1 on"),
+        "{b}"
+    );
+    // Ten times the warnings, the same text but one digit of the count.
+    assert_eq!(b.len(), a.len() + 1, "{a}\n---\n{b}");
+    assert_eq!(
+        b.matches("warning: ").count(),
+        def_parser::diag::REPEATS_SHOWN
+    );
+    // The last flag of a 200 KB line renders a window around it, not the line.
+    let last = large.diagnostics.last().unwrap();
+    let shown = last.render(&large.file, &large.text);
+    assert!(
+        shown.len() < 4 * SHOWN_MAX + 200,
+        "{} bytes: {shown}",
+        shown.len()
+    );
+    assert!(shown.contains("…x,x"), "{shown}");
+}
+
+#[test]
+fn snippets_escape_hidden_characters_and_keep_the_caret_under_the_fault() {
+    let text = "int32 ok\nuint33 a\u{1b}[2J\u{202e}b\n";
+    let r = def_parser::compile_str("S_C.1.def", text, def_parser::Mode::Compatible)
+        .expect_err("unknown type");
+    let d = &r.diagnostics[0];
+    let shown = d.render("S\u{7}.def", text);
+    assert!(
+        !shown
+            .chars()
+            .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+        "{shown:?}"
+    );
+    assert!(shown.contains(" --> S\\u{7}.def:2:1"), "{shown}");
+    assert!(
+        shown.contains("2 | uint33 a\\u{1b}[2J\\u{202e}b\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("  | ^^^^^^\n"), "{shown}");
+}

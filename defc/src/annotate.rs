@@ -99,28 +99,11 @@ fn lines(ss: &[Span], len: usize) -> Vec<Line<'_>> {
     out
 }
 
-/// `s` with every control character (C0, DEL, C1: a packet's text could hold terminal escape
-/// sequences) and bidirectional override written as `\u{..}`.
-fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control()
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-        {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
     match s.kind {
         SpanKind::Value(_) | SpanKind::Text => s
             .json_value(decoded)
-            .map_or(String::new(), |v| printable(&v.to_string())),
+            .map_or(String::new(), crate::out::value),
         SpanKind::Bytes => String::new(),
         _ => {
             // Metadata: the number it holds.
@@ -132,6 +115,12 @@ fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
             }
         }
     }
+}
+
+/// A field path as the path column shows it: hidden characters escaped, cut after
+/// `def_text::PATH` bytes.
+fn shown_path(path: &str) -> String {
+    def_text::shown(path, def_text::PATH).to_string()
 }
 
 /// `defc annotate`.
@@ -165,7 +154,9 @@ pub fn run(
                     None => json!({"start": l.start, "end": l.end, "kind": "unread"}),
                 })
                 .collect();
-            return serde_json::to_string_pretty(&v).map_err(|e| e.to_string());
+            return serde_json::to_string_pretty(&v)
+                .map(crate::out::json)
+                .map_err(|e| e.to_string());
         }
         let colour = color.on();
         let paint = |code: &str, text: String| {
@@ -184,7 +175,7 @@ pub fn run(
             - 1;
         let path_width = ls
             .iter()
-            .filter_map(|l| l.span.map(|s| s.path.chars().count()))
+            .filter_map(|l| l.span.map(|s| shown_path(&s.path).chars().count()))
             .max()
             .unwrap_or(0);
         let mut out = String::new();
@@ -212,7 +203,10 @@ pub fn run(
                         SpanKind::Text => "33",
                         _ => "32",
                     };
-                    (format!("{:<path_width$}  {what:<10} {v}", s.path), code)
+                    (
+                        format!("{:<path_width$}  {what:<10} {v}", shown_path(&s.path)),
+                        code,
+                    )
                 }
                 None => ("(unread: no field reads these bytes)".to_string(), "31"),
             };

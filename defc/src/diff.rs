@@ -96,10 +96,15 @@ pub fn run(def: &Path, padding: bool, a: &str, b: &str) -> ExitCode {
         Ok(changes) => {
             let mut text = String::new();
             for c in &changes {
+                // Paths and values come from the packets: shown by the rule for input text.
+                let path = |p: &str| def_text::shown(p, def_text::PATH).to_string();
+                let value = crate::out::value;
                 text.push_str(&match c {
-                    Change::Changed(p, x, y) => format!("~ {p}: {x} -> {y}\n"),
-                    Change::Added(p, v) => format!("+ {p}: {v}\n"),
-                    Change::Removed(p, v) => format!("- {p}: {v}\n"),
+                    Change::Changed(p, x, y) => {
+                        format!("~ {}: {} -> {}\n", path(p), value(x), value(y))
+                    }
+                    Change::Added(p, v) => format!("+ {}: {}\n", path(p), value(v)),
+                    Change::Removed(p, v) => format!("- {}: {}\n", path(p), value(v)),
                 });
             }
             crate::annotate::print_out(&text);

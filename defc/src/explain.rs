@@ -8,6 +8,7 @@
 //! that comes after variable data has no static offset: its fields are shown as `+N` from the
 //! end of that data.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
@@ -161,7 +162,12 @@ fn level_tables(level: &Level, name: &str, out: &mut Vec<Table>) {
 pub fn render(layout: &Layout) -> String {
     let mut s = String::new();
     if let Some(n) = &layout.name {
-        let _ = writeln!(s, "{}.{}", n.name, n.version);
+        let _ = writeln!(
+            s,
+            "{}.{}",
+            def_text::shown(&n.name, def_text::NAME),
+            n.version
+        );
     }
     for t in tables(layout) {
         let _ = writeln!(s);
@@ -175,7 +181,8 @@ pub fn render(layout: &Layout) -> String {
             let _ = writeln!(
                 s,
                 "element of {}: here (2), next (2), then a body of {} fixed bytes; offsets from the body",
-                t.name, t.fixed_size
+                def_text::shown(&t.name, def_text::PATH),
+                t.fixed_size
             );
         }
         let _ = writeln!(s, "  {:<8} {:<5} {:<28} what", "offset", "size", "field");
@@ -186,17 +193,21 @@ pub fn render(layout: &Layout) -> String {
                 Err(n) => format!("+{n}"),
             };
             let size = r.size.map_or("var".to_string(), |n| n.to_string());
-            let _ = writeln!(s, "  {off:<8} {size:<5} {:<28} {}", r.field, r.what);
+            let _ = writeln!(
+                s,
+                "  {off:<8} {size:<5} {:<28} {}",
+                def_text::shown(&r.field, def_text::PATH),
+                r.what
+            );
         }
     }
     s
 }
 
+/// Text from the definition in the picture, by the rule for input text in XML
+/// (`def_text::xml`): markup and hidden characters escaped, cut after `def_text::PATH` bytes.
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    def_text::xml(s, def_text::PATH).to_string()
 }
 
 /// A picture of a packet's regions: one row per level, boxes as wide as their bytes (variable
@@ -270,14 +281,14 @@ pub fn svg(layout: &Layout) -> String {
                 y + 31.0
             );
         }
-        let mut metas: Vec<(&str, f64)> = Vec::new();
+        // A field's metadata box by its name, the first one as a search from the start found it
+        // (one lookup per row: linear in the fields).
+        let mut metas: HashMap<&str, f64> = HashMap::new();
         for r in &t.rows {
             let w = width_of(r.size);
             if r.region == Region::Meta {
-                metas.push((&r.field, x + w / 2.0));
-            } else if let (None, Some((_, mx))) =
-                (r.size, metas.iter().find(|(f, _)| *f == r.field))
-            {
+                metas.entry(&r.field).or_insert(x + w / 2.0);
+            } else if let (None, Some(mx)) = (r.size, metas.get(r.field.as_str())) {
                 arcs.push((*mx, x + w / 2.0, y));
             }
             if let Ok(o) = r.offset {
@@ -330,9 +341,13 @@ pub fn svg(layout: &Layout) -> String {
             y - 16.0
         );
     }
-    // Arrows from each array's elements to its element row.
+    // Arrows from each array's elements to its element row (the first row of that name).
+    let mut row_of: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in ts.iter().enumerate() {
+        row_of.entry(&t.name).or_insert(i);
+    }
     for (name, x, y) in &meta_at {
-        if let Some(i) = ts.iter().position(|t| &t.name == name) {
+        if let Some(&i) = row_of.get(name.as_str()) {
             let ty = 44.0 + i as f64 * ROW;
             let _ = writeln!(
                 body,
@@ -386,8 +401,7 @@ pub fn run(def: &Path, svg_out: Option<&Path>) -> ExitCode {
     if let Some(p) = svg_out
         && let Err(e) = std::fs::write(p, svg(d.layout()))
     {
-        eprintln!("error: {}: {e}", p.display());
-        return ExitCode::FAILURE;
+        return crate::tera::fail(format!("{}: {e}", p.display()));
     }
     ExitCode::SUCCESS
 }

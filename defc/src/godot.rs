@@ -123,7 +123,7 @@ pub fn run(cmd: Cmd) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
-            eprintln!("defc godot: {msg}");
+            eprintln!("defc godot: {}", crate::out::message(&msg));
             ExitCode::FAILURE
         }
     }
@@ -145,8 +145,12 @@ fn read_input(arg: &str) -> Result<String, String> {
 /// up to 145 times the wire size).
 fn print_variant(v: &Variant) -> Result<(), String> {
     use std::io::Write;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Strings of the value keep their hidden characters as JSON escapes (`crate::out`).
+    let mut out = crate::out::InertJson::new(std::io::BufWriter::new(std::io::stdout().lock()));
     serde_json::to_writer_pretty(&mut out, &Typed(v))
+        .map_err(|e| format!("cannot print JSON: {e}"))?;
+    let mut out = out
+        .finish()
         .map_err(|e| format!("cannot print JSON: {e}"))?;
     writeln!(out)
         .and_then(|()| out.flush())

@@ -35,7 +35,7 @@
 //! reading no implausible value (a `bool` byte other than 0 and 1, a NaN or infinite float:
 //! writers never put those there) and no prior rules the message out. The priors are facts a
 //! maintainer has after a patch besides the packets; each is an assumption about the capture,
-//! and each only narrows what may be claimed (the report keeps every candidate, marked):
+//! and each only narrows what may be claimed (the report lists candidates so ruled out, marked):
 //! * the direction: when every packet of an opcode says which side sent it, messages named for
 //!   the other side (`C_` client, `S_` server, also after a prefix such as `TTB_`) are out;
 //! * `--names MAP`: only messages that map names (the previous patch's): assumes the patch
@@ -59,12 +59,15 @@
 //! The ranking is not used to claim: on the public vectors' capture, claiming the best-ranked
 //! message when it led the next by a margin was right only about 90 % of the time (many messages
 //! share a layout exactly, and random test values look alike under any layout), far from the
-//! 99 % a map needs. It is in the `--report`.
+//! 99 % a map needs. It is in the `--report`, which lists the best-ranked candidates of each
+//! opcode (20 unless `--report-candidates N`) and counts the rest, and is written as it is
+//! serialized: its size and the memory of a run grow with the opcodes, not with every
+//! definition that decodes a packet.
 //!
 //! An opcode whose packets are all header-only (4 bytes) is reported `header-only`, never
 //! claimed: every definition without fields fits it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -421,7 +424,8 @@ struct Candidate {
     evidence: Evidence,
 }
 
-/// What was found for one opcode.
+/// What was found for one opcode. Its size is bounded by the number of messages, not of
+/// candidates: the candidates themselves are kept only as far as the report lists them.
 struct Outcome {
     opcode: u16,
     packets: usize,
@@ -429,11 +433,30 @@ struct Outcome {
     header_only: bool,
     /// `Some('C')` or `Some('S')` when every packet says it came from the client or the server.
     direction: Option<char>,
-    /// Ranked, best first.
+    /// How many candidates decode every packet.
+    total: usize,
+    /// How many messages they are definitions of.
+    messages: usize,
+    /// The best-ranked candidates, as many as the report lists (none without a report).
     candidates: Vec<Candidate>,
+    /// The messages the opcode may be ([`allowed`]): the definition of each one's best
+    /// candidate, best-ranked first, and the bits of the first two.
+    allowed: Vec<u32>,
+    allowed_bits: [f64; 2],
 }
 
-fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>], direction: Option<char>) -> Outcome {
+/// Candidates a report lists per opcode unless `--report-candidates` says otherwise; the rest
+/// are counted (`more_candidates`).
+pub const REPORT_CANDIDATES: usize = 20;
+
+fn try_opcode(
+    defs: &[Def],
+    opcode: u16,
+    packets: &[Vec<u8>],
+    direction: Option<char>,
+    priors: &Priors,
+    keep: usize,
+) -> Outcome {
     let min = packets.iter().map(Vec::len).min().unwrap_or(0);
     let max = packets.iter().map(Vec::len).max().unwrap_or(0);
     let header_only = max == 4;
@@ -473,13 +496,26 @@ fn try_opcode(defs: &[Def], opcode: u16, packets: &[Vec<u8>], direction: Option<
             .then(a.padding.cmp(&b.padding))
             .then(defs[a.def].file.cmp(&defs[b.def].file))
     });
+    let (allowed, allowed_bits) = allowed(defs, &candidates, direction, priors);
+    let messages = candidates
+        .iter()
+        .map(|c| defs[c.def].name.as_str())
+        .collect::<HashSet<_>>()
+        .len();
+    let total = candidates.len();
+    candidates.truncate(keep);
+    candidates.shrink_to_fit();
     Outcome {
         opcode,
         packets: packets.len(),
         lengths: (min, max),
         header_only,
         direction,
+        total,
+        messages,
         candidates,
+        allowed,
+        allowed_bits,
     }
 }
 
@@ -502,9 +538,10 @@ pub struct Priors {
     pub current: Option<BTreeSet<(String, u32)>>,
 }
 
-/// Why a candidate may not be claimed whatever the packets say, if it may not.
-fn excluded(d: &Def, o: &Outcome, priors: &Priors) -> Option<&'static str> {
-    if let (Some(dir), Some(s)) = (o.direction, side(&d.name))
+/// Why a candidate may not be claimed whatever the packets say, if it may not (`direction`: the
+/// opcode's, when all its packets give one).
+fn excluded(d: &Def, direction: Option<char>, priors: &Priors) -> Option<&'static str> {
+    if let (Some(dir), Some(s)) = (direction, side(&d.name))
         && dir != s
     {
         return Some("sent the other way");
@@ -522,21 +559,31 @@ fn excluded(d: &Def, o: &Outcome, priors: &Priors) -> Option<&'static str> {
     None
 }
 
-/// The messages an opcode may be, best-ranked first, with the bits of their best candidate:
-/// candidates no prior excludes and that read no implausible value.
-fn allowed<'d>(defs: &'d [Def], o: &Outcome, priors: &Priors) -> Vec<(&'d str, f64)> {
+/// The messages an opcode may be, best-ranked first, by the definition of their best candidate
+/// (from `ranked`, the opcode's candidates best first): candidates no prior excludes and that
+/// read no implausible value. Also the bits of the first two.
+fn allowed(
+    defs: &[Def],
+    ranked: &[Candidate],
+    direction: Option<char>,
+    priors: &Priors,
+) -> (Vec<u32>, [f64; 2]) {
     let mut seen = HashSet::new();
-    let mut best: Vec<(&str, f64)> = Vec::new();
-    for c in &o.candidates {
+    let mut best = Vec::new();
+    let mut bits = [0.0; 2];
+    for c in ranked {
         let d = &defs[c.def];
-        if c.evidence.bad() > 0 || excluded(d, o, priors).is_some() {
+        if c.evidence.bad() > 0 || excluded(d, direction, priors).is_some() {
             continue;
         }
         if seen.insert(d.name.as_str()) {
-            best.push((d.name.as_str(), c.evidence.bits));
+            if let Some(b) = bits.get_mut(best.len()) {
+                *b = c.evidence.bits;
+            }
+            best.push(c.def as u32);
         }
     }
-    best
+    (best, bits)
 }
 
 /// Claims the opcodes whose message is certain; returns opcode → message, and why the rest are
@@ -551,21 +598,16 @@ fn allowed<'d>(defs: &'d [Def], o: &Outcome, priors: &Priors) -> Vec<(&'d str, f
 fn claims<'d>(
     defs: &'d [Def],
     outcomes: &[Outcome],
-    priors: &Priors,
 ) -> (BTreeMap<u16, &'d str>, BTreeMap<u16, String>) {
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     let mut names: Vec<&str> = Vec::new();
-    let mut lists: Vec<Vec<(&str, f64)>> = Vec::new();
-    let mut adj: Vec<Vec<usize>> = Vec::new();
+    let mut adj: Vec<Vec<usize>> = Vec::with_capacity(outcomes.len());
     for o in outcomes {
-        let list = if o.header_only {
-            Vec::new()
-        } else {
-            allowed(defs, o, priors)
-        };
+        let list: &[u32] = if o.header_only { &[] } else { &o.allowed };
         adj.push(
             list.iter()
-                .map(|(n, _)| {
+                .map(|&d| {
+                    let n = defs[d as usize].name.as_str();
                     *index.entry(n).or_insert_with(|| {
                         names.push(n);
                         names.len() - 1
@@ -573,33 +615,37 @@ fn claims<'d>(
                 })
                 .collect(),
         );
-        lists.push(list);
     }
     let forced = crate::forced::forced(&adj, names.len());
+    drop(adj);
     let mut claimed = BTreeMap::new();
     let mut why = BTreeMap::new();
-    for ((o, f), list) in outcomes.iter().zip(forced).zip(&lists) {
+    for (o, f) in outcomes.iter().zip(forced) {
         if let Some(n) = f {
             claimed.insert(o.opcode, names[n]);
             continue;
         }
+        let name = |i: usize| defs[o.allowed[i] as usize].name.as_str();
         let reason = if o.header_only {
             "every packet is header-only: any definition without fields fits".to_string()
-        } else if o.candidates.is_empty() {
+        } else if o.total == 0 {
             "no definition decodes every packet".to_string()
         } else {
-            match list.as_slice() {
-                [] => "every candidate message is sent the other way, not in --names, not \
+            let [s1, s2] = o.allowed_bits;
+            match o.allowed.len() {
+                0 => "every candidate message is sent the other way, not in --names, not \
                        current, or reads implausible values"
                     .to_string(),
-                [(name, _)] => format!(
-                    "{name} is the only message left, but other opcodes need it too: \
-                     a consistent naming gives this opcode none"
+                1 => format!(
+                    "{} is the only message left, but other opcodes need it too: \
+                     a consistent naming gives this opcode none",
+                    name(0)
                 ),
-                [(name, s1), (next, s2), ..] => format!(
-                    "{} messages fit (best {name}, {s1:.0} bits, then {next}, {s2:.0} bits) and \
+                n => format!(
+                    "{n} messages fit (best {}, {s1:.0} bits, then {}, {s2:.0} bits) and \
                      another naming of the opcodes is consistent with every packet",
-                    list.len()
+                    name(0),
+                    name(1)
                 ),
             }
         };
@@ -684,6 +730,8 @@ pub struct Args<'a> {
     pub patch: Option<u32>,
     /// `--report FILE`.
     pub report: Option<&'a Path>,
+    /// `--report-candidates N`: candidates the report lists per opcode.
+    pub report_candidates: usize,
 }
 
 /// `defc guess --defs DIR [--names MAP] [--current [--deprecated FILE] [--patch N]]
@@ -738,11 +786,19 @@ pub fn run(args: &Args<'_>) -> ExitCode {
                 by_opcode.entry(op).or_default().push(p.clone());
             }
         }
+        // Only the candidates the report lists are kept: memory grows with the opcodes and the
+        // messages each may be, not with every definition that decodes a packet.
+        let keep = if report.is_some() {
+            args.report_candidates
+        } else {
+            0
+        };
         let outcomes: Vec<Outcome> = by_opcode
             .iter()
-            .map(|(op, ps)| try_opcode(&defs, *op, ps, directions[op]))
+            .map(|(op, ps)| try_opcode(&defs, *op, ps, directions[op], &priors, keep))
             .collect();
-        let (claimed, why) = claims(&defs, &outcomes, &priors);
+        drop(by_opcode);
+        let (claimed, why) = claims(&defs, &outcomes);
         let map: String = claimed
             .iter()
             .map(|(op, name)| format!("{name} = {op}\n"))
@@ -760,9 +816,8 @@ pub fn run(args: &Args<'_>) -> ExitCode {
             start.elapsed().as_secs_f64()
         );
         if let Some(path) = report {
-            let v = report_json(&defs, &outcomes, &claimed, &why, &priors);
-            let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
-            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+            write_report(path, &defs, &outcomes, &claimed, &why, &priors)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
         }
         Ok(())
     });
@@ -772,52 +827,61 @@ pub fn run(args: &Args<'_>) -> ExitCode {
     }
 }
 
-fn report_json(
+/// Writes the report as it is serialized, one opcode at a time: the text is never held whole,
+/// and each opcode's part is bounded by the candidates listed (`more_candidates` counts the
+/// rest).
+fn write_report(
+    path: &Path,
     defs: &[Def],
     outcomes: &[Outcome],
     claimed: &BTreeMap<u16, &str>,
     why: &BTreeMap<u16, String>,
     priors: &Priors,
-) -> Value {
-    let opcodes: Vec<Value> = outcomes
-        .iter()
-        .map(|o| {
-            let status = if o.header_only {
-                "header-only"
-            } else if claimed.contains_key(&o.opcode) {
-                "claimed"
-            } else if o.candidates.is_empty() {
-                "no-candidate"
-            } else {
-                "ambiguous"
-            };
-            let names: BTreeSet<&str> = o
-                .candidates
-                .iter()
-                .map(|c| defs[c.def].name.as_str())
-                .collect();
-            json!({
-                "opcode": o.opcode,
-                "status": status,
-                "claim": claimed.get(&o.opcode),
-                "why": why.get(&o.opcode),
-                "packets": o.packets,
-                "direction": o.direction.map(|d| if d == 'C' { "client" } else { "server" }),
-                "lengths": [o.lengths.0, o.lengths.1],
-                "messages": names.len(),
-                "candidates": o.candidates.iter().map(|c| json!({
-                    "def": defs[c.def].file,
-                    "name": defs[c.def].name,
-                    "padding": c.padding,
-                    "bits": c.evidence.bits.round(),
-                    "why": c.evidence.why(),
-                    "implausible": c.evidence.bad(),
-                    "excluded": excluded(&defs[c.def], o, priors),
-                })).collect::<Vec<_>>(),
-            })
+) -> std::io::Result<()> {
+    use std::io::Write;
+
+    let one = |o: &Outcome| -> Value {
+        let status = if o.header_only {
+            "header-only"
+        } else if claimed.contains_key(&o.opcode) {
+            "claimed"
+        } else if o.total == 0 {
+            "no-candidate"
+        } else {
+            "ambiguous"
+        };
+        json!({
+            "opcode": o.opcode,
+            "status": status,
+            "claim": claimed.get(&o.opcode),
+            "why": why.get(&o.opcode),
+            "packets": o.packets,
+            "direction": o.direction.map(|d| if d == 'C' { "client" } else { "server" }),
+            "lengths": [o.lengths.0, o.lengths.1],
+            "messages": o.messages,
+            "candidates": o.candidates.iter().map(|c| json!({
+                "def": defs[c.def].file,
+                "name": defs[c.def].name,
+                "padding": c.padding,
+                "bits": c.evidence.bits.round(),
+                "why": c.evidence.why(),
+                "implausible": c.evidence.bad(),
+                "excluded": excluded(&defs[c.def], o.direction, priors),
+            })).collect::<Vec<_>>(),
+            "more_candidates": o.total - o.candidates.len(),
         })
-        .collect();
-    json!({ "opcodes": opcodes })
+    };
+    let file = std::fs::File::create(path)?;
+    let mut w = crate::out::InertJson::new(std::io::BufWriter::new(file));
+    w.write_all(b"{\"opcodes\": [\n")?;
+    for (i, o) in outcomes.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",\n")?;
+        }
+        serde_json::to_writer_pretty(&mut w, &one(o))?;
+    }
+    w.write_all(b"\n]}\n")?;
+    w.finish()?.flush()
 }
 
 /// The little-endian numbers at the start of `b` (a span the layout sized for them).

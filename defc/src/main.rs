@@ -13,6 +13,7 @@ mod diff;
 mod explain;
 mod forced;
 mod guess;
+mod out;
 mod tera;
 
 #[cfg(feature = "godot")]
@@ -189,6 +190,10 @@ enum Command {
         /// Also write, for every opcode, its ranked candidates and why, as JSON.
         #[arg(long)]
         report: Option<PathBuf>,
+        /// With `--report`: the best-ranked candidates listed per opcode; the rest are counted
+        /// (`more_candidates`).
+        #[arg(long, default_value_t = guess::REPORT_CANDIDATES, requires = "report")]
+        report_candidates: usize,
         /// The capture: one hex packet per line (header included) or JSON lines with `hex`
         /// (and optionally `direction`: "client" or "server"); `#` comments. `-`: standard input.
         capture: String,
@@ -247,6 +252,7 @@ fn main() -> ExitCode {
             deprecated,
             patch,
             report,
+            report_candidates,
             capture,
         } => guess::run(&guess::Args {
             defs: &defs,
@@ -256,6 +262,7 @@ fn main() -> ExitCode {
             deprecated: deprecated.as_deref(),
             patch,
             report: report.as_deref(),
+            report_candidates,
         }),
         Command::Gen {
             defs,

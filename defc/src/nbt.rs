@@ -155,7 +155,7 @@ pub fn run(cmd: Cmd) -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("defc nbt: {e}");
+            eprintln!("defc nbt: {}", crate::out::message(&e));
             ExitCode::FAILURE
         }
     }
@@ -259,11 +259,12 @@ fn dump_cmd(
         }
         return Ok(());
     }
-    // Streamed: the dump of a large array is 2–4 times its size in text.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Streamed: the dump of a large array is 2–4 times its size in text. Strings and keys keep
+    // their hidden characters as JSON escapes (`crate::out`).
+    let mut out = crate::out::InertJson::new(std::io::BufWriter::new(std::io::stdout().lock()));
     dump::write_file_json(&f, meta, &mut out)
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush())
+        .and_then(|()| out.finish())
+        .and_then(|mut out| out.write_all(b"\n").and_then(|()| out.flush()))
         .map_err(|e| format!("stdout: {e}"))
 }
 

@@ -25,9 +25,10 @@ pub fn arg_or_stdin(arg: &str) -> Result<String, String> {
 
 /// Prints `msg` as one error and fails. A message that is a rendered diagnostic (a `.def`
 /// error: `FILE:LINE:COL`, `error: ...`, the line and a caret) carries its own `error:`, and is
-/// printed as it is: one prefix either way.
+/// printed as it is: one prefix either way. Every line is shown by the rule for input text
+/// ([`crate::out::message`]).
 pub fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    let msg = msg.to_string();
+    let msg = crate::out::message(&msg.to_string());
     if msg.starts_with("error:") {
         eprintln!("{msg}");
     } else {
@@ -89,7 +90,7 @@ pub fn check(paths: &[PathBuf], strict: bool) -> ExitCode {
                     Some("def") => files.push(e),
                     Some("js") => eprintln!(
                         "note: {}: hand-written JavaScript definition, skipped",
-                        e.display()
+                        def_text::shown(&e.display().to_string(), def_text::PATH)
                     ),
                     _ => {}
                 }
@@ -152,7 +153,9 @@ pub fn decode(def: &Path, padding: bool, strict: bool, hex: &str) -> ExitCode {
         let v = d
             .decode_json(&bytes, Options::new().padding(padding).strict(strict))
             .map_err(|e| e.to_string())?;
-        serde_json::to_string(&v).map_err(|e| e.to_string())
+        serde_json::to_string(&v)
+            .map(crate::out::json)
+            .map_err(|e| e.to_string())
     };
     match run() {
         Ok(s) => {
@@ -290,7 +293,10 @@ pub fn vectors(defs: &Path, file: &str) -> ExitCode {
                         .ok()
                         .and_then(|v| v["def"].as_str().map(str::to_string))
                         .unwrap_or_default();
-                    eprintln!("line {} ({def}): {e}", n + 1);
+                    eprintln!(
+                        "{}",
+                        crate::out::message(&format!("line {} ({def}): {e}", n + 1))
+                    );
                 }
             }
         }

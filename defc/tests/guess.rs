@@ -182,7 +182,9 @@ fn run_guess(env: &Env, tag: &str, c: &Capture, p: Priors) -> Figures {
         .arg("--defs")
         .arg(&env.defs)
         .arg("--report")
-        .arg(&report);
+        .arg(&report)
+        // Every candidate: the ceiling below is computed from all of them.
+        .args(["--report-candidates", "100000"]);
     if p.names {
         cmd.arg("--names").arg(&env.previous);
     }
@@ -213,6 +215,7 @@ fn run_guess(env: &Env, tag: &str, c: &Capture, p: Priors) -> Figures {
             continue;
         }
         let cands = o["candidates"].as_array().unwrap();
+        assert_eq!(o["more_candidates"], 0, "opcode {op}");
         if !cands.iter().any(|c| c["name"] == t.as_str()) {
             missing.push(format!("{op} {t}"));
         }

@@ -1,37 +1,21 @@
-//! Shortening text from the input before it goes into an error message: a name, key or path
-//! of megabytes (a 10 MB field name, a 1 MB SNBT key) is shown by its start and its length.
+//! Text from the input in a message (a name, key, path or value): shown by the workspace's one
+//! rule, `def_text` (hidden characters escaped, long text cut with its length), so that a 10 MB
+//! field name or an NBT key holding terminal escapes gives a short, inert message.
 
 use core::fmt;
 
-/// Longest name or key shown whole in a message, in bytes.
-pub(crate) const NAME: usize = 96;
-
-/// Longest message part (a JSON value, a message quoting one) shown whole, in bytes. Only the
-/// dynamic, Godot and NBT codecs quote such text.
 #[cfg_attr(
     not(any(feature = "dynamic", feature = "godot", feature = "nbt")),
-    allow(dead_code)
+    allow(unused_imports)
 )]
-pub(crate) const TEXT: usize = 256;
+pub(crate) use def_text::{NAME, PATH, TEXT};
 
-/// Longest path of several names shown whole, in bytes.
-pub(crate) const PATH: usize = 256;
-
-/// Displays `.0` whole if it has at most `.1` bytes, else its first `.1` bytes (cut at a
-/// character boundary) and `…(N bytes)`.
+/// Displays `.0` by the rule of `def_text::shown`, cut after `.1` bytes of shown text.
 pub(crate) struct Clip<'a>(pub &'a str, pub usize);
 
 impl fmt::Display for Clip<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Clip(s, max) = *self;
-        if s.len() <= max {
-            return f.write_str(s);
-        }
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        write!(f, "{}…({} bytes)", &s[..end], s.len())
+        fmt::Display::fmt(&def_text::shown(self.0, self.1), f)
     }
 }
 
@@ -45,5 +29,9 @@ mod tests {
         assert_eq!(Clip("abc", 3).to_string(), "abc");
         assert_eq!(Clip("abcd", 3).to_string(), "abc…(4 bytes)");
         assert_eq!(Clip("aé", 2).to_string(), "a…(3 bytes)");
+        assert_eq!(
+            Clip("a\u{1b}]0;t\u{7}", NAME).to_string(),
+            "a\\u{1b}]0;t\\u{7}"
+        );
     }
 }

@@ -154,3 +154,88 @@ fn godot_typed_json_errors_clip_keys_and_values() {
     assert!(e.contains("…("), "{}", &e[..200.min(e.len())]);
     assert!(e.len() < 700, "{} bytes of message", e.len());
 }
+
+/// Text that would drive a terminal: clear the screen, retitle the window, a C1 CSI, a
+/// right-to-left override, a zero-width space, a byte-order mark.
+const HOSTILE: &str = "a\u{1b}[2J\u{1b}]0;title\u{7}\u{9b}\u{202e}\u{200b}\u{feff}b";
+
+/// Whether `s` holds a character the workspace's rule escapes.
+fn raw_hidden(s: &str) -> Option<char> {
+    s.chars().find(|&c| {
+        c.is_control()
+            || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}' | '\u{2028}' | '\u{2029}')
+    })
+}
+
+#[track_caller]
+fn assert_inert(e: &str) {
+    assert_eq!(raw_hidden(e), None, "{e:?}");
+    assert!(
+        e.contains("\\u{1b}[2J\\u{1b}]0;title\\u{7}\\u{9b}\\u{202e}\\u{200b}"),
+        "{e}"
+    );
+}
+
+#[test]
+fn hidden_characters_of_a_field_name_are_escaped_in_decode_errors() {
+    let def = Definition::from_text(
+        "S_X.1.def",
+        // A byte-order mark separates words in a `.def` line, as a space does.
+        &format!("string {}\n", HOSTILE.replace('\u{feff}', "")),
+        def_parser::Mode::Compatible,
+    )
+    .expect("compiles");
+    let e = def
+        .decode_json(&[6, 0, 0, 0, 0xff, 0x00], Default::default())
+        .expect_err("offset out of bounds")
+        .to_string();
+    assert_inert(&e);
+}
+
+#[test]
+fn hidden_characters_of_an_nbt_key_are_escaped_in_error_paths() {
+    use def_runtime::nbt::{ReadOptions, read_root};
+    // Java: root compound, an int entry named HOSTILE, its value cut short.
+    let mut b = vec![0x0a, 0, 0, 3];
+    b.extend((HOSTILE.len() as u16).to_be_bytes());
+    b.extend(HOSTILE.as_bytes());
+    b.extend([0, 0]);
+    let e = read_root(&b, &ReadOptions::new(Edition::Java))
+        .map(|_| ())
+        .expect_err("cut short")
+        .to_string();
+    assert_inert(&e);
+}
+
+#[test]
+fn hidden_characters_of_a_godot_key_are_escaped_in_error_paths() {
+    // Godot 4: a Dictionary of one entry, its key the String HOSTILE, its value missing.
+    let mut b: Vec<u8> = Vec::new();
+    for w in [27u32, 1, 4, HOSTILE.len() as u32] {
+        b.extend(w.to_le_bytes());
+    }
+    b.extend(HOSTILE.as_bytes());
+    b.resize(b.len().next_multiple_of(4), 0);
+    let e = def_runtime::godot::decode(&b, &DecodeOptions::new(Version::GODOT_4_4))
+        .expect_err("value missing")
+        .to_string();
+    assert_inert(&e);
+}
+
+#[test]
+fn snbt_escapes_hidden_characters_in_both_dialects_and_reads_them_back() {
+    let tag = def_runtime::nbt::Tag::from(format!("{HOSTILE}\u{e0041}"));
+    for dialect in [snbt::Dialect::Classic, snbt::Dialect::Modern] {
+        let text = snbt::to_snbt_in(&tag, dialect).expect("writes");
+        assert_eq!(raw_hidden(&text), None, "{text:?}");
+        assert_eq!(
+            snbt::parse_in(&text, dialect).expect("reads back"),
+            tag,
+            "{text}"
+        );
+    }
+    let key = snbt::parse_root(&format!("{{\"{}\":1}}", HOSTILE.replace('\u{7}', "\\x07")))
+        .expect("parses");
+    let text = snbt::to_snbt(&key.tag);
+    assert_eq!(raw_hidden(&text), None, "{text:?}");
+}

@@ -43,7 +43,7 @@ use super::value::{deeper, *};
 
 /// A conversion failure between a Rust value and a Variant.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
+#[error("{}", crate::clip::Clip(.0, crate::clip::TEXT))]
 pub struct SerdeError(pub String);
 
 impl ser::Error for SerdeError {

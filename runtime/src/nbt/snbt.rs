@@ -4,7 +4,9 @@
 //! **Classic** ([`parse`], [`to_snbt`]; unchanged): printing uses suffixes `b s L f d`, typed
 //! arrays `[B;…]`, `[I;…]`, `[L;…]`, keys unquoted when they are `[A-Za-z0-9._+-]+`, strings in
 //! double quotes. Two things classic SNBT cannot say are printed as extensions our parser reads
-//! back: a lone surrogate as `\uXXXX` inside a quoted string, and non-finite floats as `NaNf`,
+//! back: a lone surrogate as `\uXXXX` inside a quoted string, a control, format or
+//! bidirectional character (the workspace's hidden characters, `def_text::is_hidden`) as
+//! `\uXXXX` or `\UXXXXXXXX`, so that printed SNBT cannot drive a terminal, and non-finite floats as `NaNf`,
 //! `Infinityd`, `-Infinityf` (NaN payloads are lost). An empty list prints as `[]` and so parses
 //! back as an untyped ([`List::End`]) list: SNBT has no way to write the element type of an
 //! empty list. Parsing accepts the classic grammar plus the common newer conveniences:
@@ -37,7 +39,8 @@
 //! position ([`NbtError::Snbt`]), never a guess.
 //!
 //! Writing [`Dialect::Modern`] differs from classic only where the new language needs it: keys
-//! that start like a number are quoted, control characters are escaped, infinities are written
+//! that start like a number are quoted, control characters are written with the short escapes
+//! (`\n`, `\t`, `\xHH`), infinities are written
 //! `1e999d` (Minecraft reads an overflowing literal as infinity) and NaN, which the language
 //! cannot say, is refused. Nesting is limited like binary input ([`MAX_DEPTH_CAP`], default
 //! 512): lists, compounds and operations each count one level.
@@ -127,6 +130,16 @@ impl Printer {
                         let _ = write!(out, "\\u{:04X}", c as u32);
                     }
                 },
+                // The workspace's rule for text that reaches a terminal (`def_text`): control,
+                // format and bidirectional characters are escapes, in the classic dialect too
+                // (`\uXXXX`, `\UXXXXXXXX`: escapes the parser reads, as for lone surrogates).
+                Ok(c) if def_text::is_hidden(c) => {
+                    let _ = if (c as u32) <= 0xFFFF {
+                        write!(out, "\\u{:04X}", c as u32)
+                    } else {
+                        write!(out, "\\U{:08X}", c as u32)
+                    };
+                }
                 Ok(c) => out.push(c),
                 Err(e) => {
                     let _ = write!(out, "\\u{:04X}", e.unpaired_surrogate());

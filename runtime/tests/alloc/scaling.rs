@@ -20,7 +20,17 @@ use def_runtime::nbt::{FileOptions, snbt};
 fn dynamic_decode_of_a_wide_definition() {
     let _s = counting::serial();
     let make = |n: usize| {
-        let text: String = (0..n).map(|i| format!("byte f{i}\n")).collect();
+        // In objects of 1 000 (a level or object has at most `MAX_MEMBERS`).
+        let text: String = (0..n)
+            .map(|i| {
+                let head = if i.is_multiple_of(1000) {
+                    format!("object o{}\n", i / 1000)
+                } else {
+                    String::new()
+                };
+                format!("{head}- byte f{i}\n")
+            })
+            .collect();
         let def = def_runtime::tera::dynamic::Definition::from_text(
             "S_WIDE.1.def",
             &text,
