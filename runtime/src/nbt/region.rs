@@ -386,7 +386,7 @@ impl RegionFile {
             let mut o = opts.clone();
             o.compression = Some(c);
             o.read.max_decompressed = o.read.max_decompressed.min(left);
-            match NbtFile::read_counted(&ch.payload, &o, &mut used) {
+            match NbtFile::read_counted(&ch.payload, &o, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
                 Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
             }
