@@ -1,6 +1,7 @@
 //! Region files and their folders as untrusted input, each case built here: external chunk
 //! files that are FIFOs, symbolic links to `/dev/zero` or out of the folder, larger than the
-//! budget; slots sharing one chunk; trees much larger than their bytes. Every case ends in a typed error or a chunk status saying why, and
+//! budget; slots sharing one chunk; trees much larger than their bytes; region dumps holding
+//! values the format cannot. Every case ends in a typed error or a chunk status saying why, and
 //! the memory is measured by this binary's counting allocator against the budget given (no
 //! test is timed: a FIFO that blocked would hang, so those run on a thread with a generous
 //! hang guard, which is not a measurement).
@@ -13,6 +14,7 @@ mod support;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use def_runtime::nbt::dump::Json;
 use def_runtime::nbt::region::{self, ChunkStatus, RegionFile};
 use def_runtime::nbt::{FileOptions, NbtError};
 
@@ -461,4 +463,88 @@ fn the_budget_bounds_the_peak_of_real_chunks_too() {
         assert!(ok < 128);
         assert!(p < budget + SLACK, "peak {p} over the budget {budget}");
     }
+}
+
+fn dump_with(chunk: &str) -> Json {
+    let good = r#"{"index":0,"x":0,"z":0,"timestamp":5,"compression_id":2,
+        "nbt":{"type":"compound","name":"","value":{}}}"#;
+    let text = format!(r#"{{"chunks":[{good},{chunk}]}}"#);
+    Json::parse(&text).unwrap()
+}
+
+#[test]
+fn region_dumps_holding_what_the_format_cannot_are_refused_at_their_chunk() {
+    let nbt = r#""nbt":{"type":"compound","name":"","value":{}}"#;
+    let cases = [
+        (
+            format!(r#"{{"index":37,"timestamp":4294967301,"compression_id":2,{nbt}}}"#),
+            Some(37),
+            "`timestamp` 4294967301 does not fit (at most 4294967295)",
+        ),
+        (
+            format!(r#"{{"index":37,"timestamp":5,"compression_id":258,{nbt}}}"#),
+            Some(37),
+            "`compression_id` 258 does not fit (at most 255)",
+        ),
+        (
+            format!(r#"{{"index":37,"timestamp":5,"compression_id":127,{nbt}}}"#),
+            Some(37),
+            "`compression_id` 127 is not a scheme",
+        ),
+        (
+            format!(r#"{{"index":1500,"timestamp":5,"compression_id":2,{nbt}}}"#),
+            None,
+            "`index` 1500 does not fit (at most 1023)",
+        ),
+        (
+            format!(r#"{{"index":0,"timestamp":5,"compression_id":2,{nbt}}}"#),
+            Some(0),
+            "slot 0 is chunks[0]'s already",
+        ),
+        (
+            format!(r#"{{"index":37,"x":4,"z":1,"timestamp":5,"compression_id":2,{nbt}}}"#),
+            Some(37),
+            "`x` 4 is not slot 37's (5)",
+        ),
+        (
+            format!(r#"{{"index":37,"timestamp":-1,"compression_id":2,{nbt}}}"#),
+            Some(37),
+            "`timestamp` -1 is not a whole number",
+        ),
+        (
+            r#"{"index":37,"timestamp":5,"compression_id":2,"nbt":{"type":"nope"}}"#.to_string(),
+            Some(37),
+            "`nbt`: ",
+        ),
+    ];
+    for (chunk, slot, reason) in cases {
+        let e = region::from_json(&dump_with(&chunk)).unwrap_err();
+        match &e {
+            NbtError::RegionDump {
+                entry: 1,
+                slot: s,
+                reason: r,
+            } => {
+                assert_eq!(*s, slot, "{e}");
+                assert!(r.contains(reason), "{e}");
+            }
+            _ => panic!("{chunk}: {e}"),
+        }
+        // The message names the entry (the second) and, when it has one, the slot.
+        let text = e.to_string();
+        assert!(text.starts_with("region dump, chunks[1]"), "{text}");
+        if slot == Some(37) {
+            assert!(text.contains("(slot 37: x 5, z 1)"), "{text}");
+        }
+    }
+    // The third chunk of a dump is named as such.
+    let text = r#"{"chunks":[
+        {"index":0,"timestamp":1,"compression_id":2,"nbt":{"type":"compound","name":"","value":{}}},
+        {"index":1,"timestamp":1,"compression_id":2,"nbt":{"type":"compound","name":"","value":{}}},
+        {"index":4096,"timestamp":1,"compression_id":2,"nbt":{"type":"compound","name":"","value":{}}}]}"#;
+    let e = region::from_json(&Json::parse(text).unwrap()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "region dump, chunks[2]: `index` 4096 does not fit (at most 1023)"
+    );
 }

@@ -225,6 +225,24 @@ pub enum NbtError {
         /// Why.
         reason: String,
     },
+    /// An entry of a region dump's `chunks` array (the JSON of
+    /// [`RegionFile::to_json`](super::region::RegionFile::to_json)) holds something a region
+    /// file cannot: a slot outside 0..1024 or used twice, a timestamp over 32 bits, a
+    /// compression id that is not one of the schemes, coordinates that disagree with the slot,
+    /// NBT that does not read.
+    #[error(
+        "region dump, chunks[{entry}]{}: {}",
+        slot.map(|i| format!(" (slot {i}: x {}, z {})", i % 32, i / 32)).unwrap_or_default(),
+        Clip(reason, clip::TEXT)
+    )]
+    RegionDump {
+        /// Position of the entry in the dump's `chunks` array, from 0.
+        entry: usize,
+        /// Its slot index (`x + 32 * z`), when it has a usable one.
+        slot: Option<usize>,
+        /// What does not fit, and the value.
+        reason: String,
+    },
     /// SNBT text does not parse.
     #[error("SNBT line {line}, column {column}: {message}")]
     Snbt {

@@ -668,31 +668,82 @@ impl RegionFile {
 
 /// Reads a region file's chunks back from the dump's `chunks` array (JSON form of
 /// [`RegionFile::to_json`]); chunks without `nbt` are skipped.
+///
+/// Each value must fit the region format, or the dump is refused with
+/// [`NbtError::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
+/// 0..1024 and used once, `x` and `z` (when given) the slot's, `timestamp` a 32-bit number,
+/// `compression_id` one of the schemes (1 gzip, 2 zlib, 3 none, 4 LZ4, each + 128 for an
+/// external chunk), `nbt` a root that reads. Nothing is truncated to fit. The layout fields
+/// (`sector`, `sector_count`, `length`) and the read report (`status`, sizes) are not read:
+/// writing lays the chunks out again.
 pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
-    let bad = |m: &str| NbtError::Json {
-        offset: 0,
-        message: m.to_string(),
-    };
     let Some(dump::Json::Array(items)) = j.get("chunks") else {
-        return Err(bad("expected \"chunks\""));
-    };
-    let num = |c: &dump::Json, k: &str| -> Result<u64> {
-        match c.get(k) {
-            Some(dump::Json::Number(n)) => n.parse().map_err(|_| bad("bad chunk number")),
-            _ => Err(bad("missing chunk field")),
-        }
+        return Err(NbtError::Json {
+            offset: 0,
+            message: "expected \"chunks\", an array".into(),
+        });
     };
     let mut chunks = Vec::new();
-    for c in items {
+    let mut seen = [None::<usize>; 1024];
+    for (entry, c) in items.iter().enumerate() {
+        let bad = |slot: Option<usize>, reason: String| NbtError::RegionDump {
+            entry,
+            slot,
+            reason,
+        };
+        // A whole number of at most `max`, or why not.
+        let num = |slot: Option<usize>, k: &str, max: u64| -> Result<Option<u64>> {
+            match c.get(k) {
+                None => Ok(None),
+                Some(dump::Json::Number(n)) => match n.parse::<u64>() {
+                    Ok(v) if v <= max => Ok(Some(v)),
+                    Ok(_) => Err(bad(slot, format!("`{k}` {n} does not fit (at most {max})"))),
+                    Err(_) => Err(bad(
+                        slot,
+                        format!(
+                            "`{k}` {} is not a whole number from 0 to {max}",
+                            clip_num(n)
+                        ),
+                    )),
+                },
+                Some(_) => Err(bad(slot, format!("`{k}` is not a number"))),
+            }
+        };
         let Some(n) = c.get("nbt") else { continue };
-        let index = num(c, "index")? as usize;
-        let id = num(c, "compression_id")? as u8;
-        let compression = compression_of(id & 0x7F).ok_or_else(|| bad("unknown compression id"))?;
-        let root = dump::root_from_json(n)?;
-        let timestamp = num(c, "timestamp")? as u32;
-        if index >= 1024 {
-            return Err(bad("chunk index over 1023"));
+        let index = num(None, "index", 1023)?
+            .ok_or_else(|| bad(None, "`index` is missing".into()))? as usize;
+        let slot = Some(index);
+        if let Some(first) = seen[index].replace(entry) {
+            return Err(bad(
+                slot,
+                format!("slot {index} is chunks[{first}]'s already"),
+            ));
         }
+        for (k, want) in [("x", index % 32), ("z", index / 32)] {
+            if let Some(v) = num(slot, k, 31)?
+                && v as usize != want
+            {
+                return Err(bad(
+                    slot,
+                    format!("`{k}` {v} is not slot {index}'s ({want})"),
+                ));
+            }
+        }
+        let id = num(slot, "compression_id", 255)?
+            .ok_or_else(|| bad(slot, "`compression_id` is missing".into()))? as u8;
+        let compression = compression_of(id & 0x7F).ok_or_else(|| {
+            bad(
+                slot,
+                format!(
+                    "`compression_id` {id} is not a scheme that can be written (1 gzip, 2 \
+                     zlib, 3 none, 4 LZ4; + 128 external)"
+                ),
+            )
+        })?;
+        let timestamp = num(slot, "timestamp", u32::MAX as u64)?
+            .ok_or_else(|| bad(slot, "`timestamp` is missing".into()))?
+            as u32;
+        let root = dump::root_from_json(n).map_err(|e| bad(slot, format!("`nbt`: {e}")))?;
         chunks.push(Chunk {
             index,
             sector: 0,
@@ -708,6 +759,15 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
     }
     chunks.sort_by_key(|c| c.index);
     Ok(RegionFile { x: 0, z: 0, chunks })
+}
+
+/// A number from the dump as text for a message, shortened when long.
+fn clip_num(n: &str) -> String {
+    if n.len() <= 40 {
+        n.to_string()
+    } else {
+        format!("{}…({} characters)", &n[..20], n.len())
+    }
 }
 
 /// Files of a world opened as untrusted input: regular files only, never a FIFO (which would
