@@ -148,7 +148,7 @@ pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
 }
 
 /// The memory a tree may take while it is read, estimated from above as the reader builds it
-/// (see [`TreeBudget::charge`] for the estimate); going over is [`NbtError::MemoryLimit`].
+/// (see `Reader::charge` for the estimate); going over is [`NbtError::MemoryLimit`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TreeBudget {
     /// Bytes the estimate may reach.

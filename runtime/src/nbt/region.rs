@@ -11,6 +11,14 @@
 //! the whole file, as Minecraft skips it. External chunks are read by [`RegionFile::open`] (or
 //! any loader given to [`RegionFile::parse_at`]).
 //!
+//! A region file and its folder are untrusted input. [`RegionFile::open`] reads an external
+//! chunk file only if it is a regular file in the region's own folder (no symbolic link, FIFO,
+//! socket or device) whose length fits the budget, checked before reading. One budget per file
+//! ([`DEFAULT_REGION_BUDGET`], or [`RegionFile::parse_with_budget`]) covers every byte kept,
+//! read or inflated and the estimated memory of every tree, failures included, so memory and
+//! time stay within it whatever the file says. A slot whose sectors are an earlier slot's is
+//! not read again.
+//!
 //! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::to_bytes),
 //! [`save`](RegionFile::save)) keeps every chunk that was not changed byte-for-byte: its stored
 //! bytes are copied, not re-compressed (a chunk counts as changed once
