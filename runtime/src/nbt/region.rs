@@ -58,7 +58,8 @@ pub enum ChunkStatus {
     /// The length field is 0 or larger than the sectors.
     BadLength,
     /// Data is in an external `.mcc` file (compression id + 128) that was not read: parsed
-    /// without a loader, or the file is missing (the loader's error is not kept).
+    /// without a loader, or the file does not exist. A file that was refused or failed to read
+    /// gives [`ChunkStatus::Invalid`] with the reason instead.
     External,
     /// Unknown compression id (the stored bytes are kept and written back).
     UnknownCompression,
@@ -103,7 +104,8 @@ pub struct Chunk {
     /// Outcome of reading the slot.
     pub status: ChunkStatus,
     /// The stored (compressed) data: after the 5-byte header, or the whole `.mcc` file of an
-    /// external chunk. Empty when it could not be read.
+    /// external chunk. Empty when it could not be read or was not kept (the slot shares an
+    /// earlier slot's sectors, or the region's budget was spent).
     pub payload: Vec<u8>,
     nbt: Option<NbtFile>,
     changed: bool,
