@@ -107,6 +107,27 @@ for p in sorted(glob.glob(os.path.join(os.environ["NBT_SAMPLES_DIR"], "*"))):
         if flavour == 1 and len(data) > 8 and data[8] == 10:
             put("nbt_decode", bytes([flavour]) + data[8:])  # level.dat without its header
 
+# Regions with external chunks (flags bit 7): [u16 BE n][n bytes served as every c.X.Z.mcc]
+# [region]. Slots 0 and 1 are external stubs (zlib, gzip), slot 2 an inline zlib chunk, and in
+# the second seed slot 3 shares slot 2's sector; the external bytes are a small zlib chunk.
+def region(slots):
+    out = bytearray(8192)
+    sectors = {}
+    for i, (sector, body) in enumerate(slots):
+        out[4 * i:4 * i + 4] = ((sector << 8) | 1).to_bytes(4, "big")
+        sectors[sector] = body
+    for sector in sorted(sectors):
+        out += bytes(sector * 4096 - len(out))
+        out += sectors[sector] + bytes(4096 - len(sectors[sector]))
+    return bytes(out)
+nbt = b"\x0a\x00\x00\x08\x00\x06Status\x00\x04full\x00"
+inline = zlib.compress(nbt)
+ext = zlib.compress(nbt)
+slots = [(2, b"\0\0\0\x01\x82"), (3, b"\0\0\0\x01\x81"),
+         (4, (len(inline) + 1).to_bytes(4, "big") + b"\x02" + inline)]
+for reg in (region(slots), region(slots + [slots[2]])):
+    put("nbt_file", bytes([0x80]) + len(ext).to_bytes(2, "big") + ext + reg)
+
 # SNBT: a few hand-written texts covering every tag type.
 for t in ['{a:1b,b:2s,c:3,d:4L,e:5.0f,f:6.0d,g:"x",h:[1,2],i:[B;1b,2b],j:[I;1,2],k:[L;1L],l:{}}',
           '[{},{x:[[]]}]', "'single \\' quoted'", '{"quoted key":-1.5e10d,nan:NaNf}', '[]']:

@@ -206,18 +206,15 @@ fn dump_cmd(
     lenient: bool,
     meta: bool,
 ) -> Result<(), String> {
-    let raw = read_input(path)?;
     let name = path.display();
     let opts = file_options(flavour, all_roots, lenient);
     let dialect: snbt::Dialect = flavour.snbt_dialect.into();
     if is_region(path) {
-        // A region on disk is opened with its external chunks (`c.X.Z.mcc` beside it).
-        let r = if path == Path::new("-") {
-            region::RegionFile::parse_with(&raw, &opts)
-        } else {
-            region::RegionFile::open_with(path, &opts, region::DEFAULT_REGION_BUDGET)
-        }
-        .map_err(|e| format!("{name}: {e}"))?;
+        // A region on disk is opened with its external chunks (`c.X.Z.mcc` beside it), all of
+        // it within the region budget: the file is read once, by `open_with`, which refuses a
+        // FIFO or device and checks each external file before reading it.
+        let r = region::RegionFile::open_with(path, &opts, region::DEFAULT_REGION_BUDGET)
+            .map_err(|e| format!("{name}: {e}"))?;
         if as_snbt {
             for ch in &r.chunks {
                 match ch.nbt() {
@@ -246,6 +243,7 @@ fn dump_cmd(
             .and_then(|()| out.flush())
             .map_err(|e| format!("stdout: {e}"));
     }
+    let raw = read_input(path)?;
     let f = NbtFile::read(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
     if f.trailing > 0 {
         eprintln!(

@@ -433,9 +433,55 @@ pub fn check_nbt(data: &[u8]) {
     }
 }
 
+/// A region with external chunks (flags bit 7): `[u16 BE n][n bytes: every c.X.Z.mcc][region]`,
+/// parsed through a loader with a 1 MiB budget. Never panics; the stored bytes kept stay within
+/// the budget; a region that writes back (`to_parts`) reads back, its external files served by
+/// name, to the same chunks (slot, timestamp, compression id, stored bytes).
+fn check_region_external(bytes: &[u8]) {
+    use def_runtime::nbt::FileOptions;
+    use def_runtime::nbt::region::RegionFile;
+    let [a, b, rest @ ..] = bytes else {
+        return;
+    };
+    let n = usize::from(u16::from_be_bytes([*a, *b])).min(rest.len());
+    let (ext, region) = rest.split_at(n);
+    let budget = 1 << 20;
+    let opts = FileOptions::default();
+    let mut load = |_: &str, limit: usize| {
+        if ext.len() > limit {
+            return Err(std::io::Error::other("larger than the limit"));
+        }
+        Ok(ext.to_vec())
+    };
+    let Ok(r) = RegionFile::parse_at(region, (0, 0), &opts, budget, Some(&mut load)) else {
+        return;
+    };
+    let kept: usize = r.chunks.iter().map(|c| c.payload.len()).sum();
+    assert!(kept <= budget, "{kept} stored bytes kept, budget {budget}");
+    let key = |r: &RegionFile| {
+        r.chunks
+            .iter()
+            .map(|c| (c.index, c.timestamp, c.compression_id, c.payload.clone()))
+            .collect::<Vec<_>>()
+    };
+    if let Ok(parts) = r.to_parts() {
+        let files: std::collections::HashMap<_, _> = parts.external.into_iter().collect();
+        let mut serve = |name: &str, _: usize| {
+            files
+                .get(name)
+                .cloned()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        let back = RegionFile::parse_at(&parts.region, (0, 0), &opts, usize::MAX, Some(&mut serve))
+            .expect("a written region parses");
+        assert_eq!(key(&back), key(&r), "region round trip changed a chunk");
+    }
+}
+
 /// Whole NBT files (compression autodetect, Bedrock header) with a 1 MiB decompression limit, and
 /// region files: never panic; a file that reads writes back and reads to the same data; a region
-/// that writes back keeps its chunks' stored bytes.
+/// that writes back keeps its chunks' stored bytes. With flags bit 7, a region with external
+/// chunks (`check_region_external`).
 pub fn check_nbt_file(data: &[u8]) {
     use def_runtime::nbt::{Edition, FileOptions, NbtFile};
     let [flags, bytes @ ..] = data else {
@@ -448,6 +494,10 @@ pub fn check_nbt_file(data: &[u8]) {
     };
     let mut o = FileOptions::new(edition);
     o.read.max_decompressed = 1 << 20;
+    if flags & 0x80 != 0 {
+        check_region_external(bytes);
+        return;
+    }
     if let Ok(region) = def_runtime::nbt::region::RegionFile::parse(bytes) {
         // Read → write keeps every chunk it writes byte-for-byte, with its slot, timestamp and
         // compression id; what it cannot write back it refuses (RegionChunk), never drops.

@@ -185,6 +185,20 @@ pub enum NbtError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The tree being read would take more memory than the reader may use: a region file's
+    /// budget ([`RegionFile::parse_with_budget`](super::region::RegionFile::parse_with_budget))
+    /// counts the estimated memory of each chunk's tree as it is built, and stops the read here.
+    #[error(
+        "offset {offset} at `{path}`: the tree would take more than the {limit} bytes of memory it may use"
+    )]
+    MemoryLimit {
+        /// Bytes of tree the read was allowed (what the budget had left).
+        limit: usize,
+        /// Byte offset (in the decompressed data) where the estimate went over.
+        offset: usize,
+        /// Tag path.
+        path: TagPath,
+    },
     /// The input is larger than this codec addresses (4 GiB).
     #[error("input of {len} bytes is larger than 4 GiB")]
     InputTooLarge {
@@ -209,6 +223,24 @@ pub enum NbtError {
         /// Slot index, `x + 32 * z`.
         index: usize,
         /// Why.
+        reason: String,
+    },
+    /// An entry of a region dump's `chunks` array (the JSON of
+    /// [`RegionFile::to_json`](super::region::RegionFile::to_json)) holds something a region
+    /// file cannot: a slot outside 0..1024 or used twice, a timestamp over 32 bits, a
+    /// compression id that is not one of the schemes, coordinates that disagree with the slot,
+    /// NBT that does not read.
+    #[error(
+        "region dump, chunks[{entry}]{}: {}",
+        slot.map(|i| format!(" (slot {i}: x {}, z {})", i % 32, i / 32)).unwrap_or_default(),
+        Clip(reason, clip::TEXT)
+    )]
+    RegionDump {
+        /// Position of the entry in the dump's `chunks` array, from 0.
+        entry: usize,
+        /// Its slot index (`x + 32 * z`), when it has a usable one.
+        slot: Option<usize>,
+        /// What does not fit, and the value.
         reason: String,
     },
     /// SNBT text does not parse.
@@ -265,6 +297,7 @@ impl NbtError {
             | NbtError::EndListNotEmpty { path, .. }
             | NbtError::InvalidString { path, .. }
             | NbtError::InvalidVarint { path, .. }
+            | NbtError::MemoryLimit { path, .. }
             | NbtError::Unwritable { path, .. }
             | NbtError::PathNotFound { path, .. } => Some(path),
             _ => None,
@@ -282,6 +315,7 @@ impl NbtError {
             | NbtError::EndListNotEmpty { offset, .. }
             | NbtError::InvalidString { offset, .. }
             | NbtError::InvalidVarint { offset, .. }
+            | NbtError::MemoryLimit { offset, .. }
             | NbtError::EndRoot { offset }
             | NbtError::TrailingBytes { offset, .. }
             | NbtError::Json { offset, .. }
@@ -300,6 +334,7 @@ impl NbtError {
             | NbtError::EndListNotEmpty { path, .. }
             | NbtError::InvalidString { path, .. }
             | NbtError::InvalidVarint { path, .. }
+            | NbtError::MemoryLimit { path, .. }
             | NbtError::Unwritable { path, .. } => Some(path),
             _ => None,
         }

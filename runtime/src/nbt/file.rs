@@ -4,7 +4,7 @@
 use super::compress::{self, Compression};
 use super::error::{NbtError, Result};
 use super::flavor::{Cur, Edition};
-use super::read::{ReadOptions, read_root_at};
+use super::read::{ReadOptions, TreeBudget, read_root_limited};
 use super::tag::Nbt;
 
 /// Bedrock `level.dat` header: `i32 LE storage version, u32 LE payload length`.
@@ -91,27 +91,30 @@ impl NbtFile {
 
     /// Reads a file from its stored bytes.
     pub fn read(raw: &[u8], opts: &FileOptions) -> Result<NbtFile> {
-        Self::read_counted(raw, opts, &mut 0)
+        Self::read_counted(raw, opts, &mut 0, usize::MAX)
     }
 
-    /// [`read`](Self::read), adding to `used` the bytes it decompressed (or `raw`'s length when
-    /// it is not compressed), whether or not the read succeeds: a failed decompression counts
-    /// what it produced (the whole limit when it hit the limit). Region files keep their
-    /// whole-file budget with it.
+    /// [`read`](Self::read) within a memory budget: adds to `used` the bytes it inflates and
+    /// the estimated memory of the tree it builds (read's `TreeBudget`), failed reads included
+    /// (a decompression that hit its limit counts the whole limit), and stops once `used` would
+    /// pass `limit` (decompression with [`NbtError::DecompressLimit`], the tree with
+    /// [`NbtError::MemoryLimit`]). Uncompressed input is read where it lies and adds nothing
+    /// for itself. Region files keep their whole-file budget with it.
     pub(crate) fn read_counted(
         raw: &[u8],
         opts: &FileOptions,
         used: &mut usize,
+        limit: usize,
     ) -> Result<NbtFile> {
         let compression = opts.compression.unwrap_or_else(|| Compression::detect(raw));
         let (owned, complete, decomp_err);
         let data: &[u8] = if compression == Compression::None {
-            *used = used.saturating_add(raw.len());
             complete = true;
             decomp_err = None;
             raw
         } else {
-            let d = compress::decompress(raw, compression, opts.read.max_decompressed);
+            let max = opts.read.max_decompressed.min(limit.saturating_sub(*used));
+            let d = compress::decompress(raw, compression, max);
             let produced = match &d {
                 Ok(d) => d.data.len(),
                 Err(NbtError::DecompressLimit { limit }) => *limit,
@@ -124,7 +127,12 @@ impl NbtFile {
             owned = d.data;
             &owned
         };
-        let result = Self::read_decompressed(data, opts);
+        let mut tree = TreeBudget {
+            limit: limit.saturating_sub(*used),
+            used: 0,
+        };
+        let result = Self::read_decompressed_within(data, opts, &mut tree);
+        *used = used.saturating_add(tree.used);
         match (result, decomp_err) {
             (Ok(mut f), _) => {
                 f.compression = compression;
@@ -139,6 +147,14 @@ impl NbtFile {
 
     /// Reads from already decompressed bytes.
     pub fn read_decompressed(data: &[u8], opts: &FileOptions) -> Result<NbtFile> {
+        Self::read_decompressed_within(data, opts, &mut TreeBudget::unlimited())
+    }
+
+    fn read_decompressed_within(
+        data: &[u8],
+        opts: &FileOptions,
+        tree: &mut TreeBudget,
+    ) -> Result<NbtFile> {
         if data.len() > u32::MAX as usize {
             return Err(NbtError::InputTooLarge { len: data.len() });
         }
@@ -155,10 +171,19 @@ impl NbtFile {
         } else {
             None
         };
-        let mut roots = vec![read_root_at(&mut c, &opts.read)?];
+        let mut roots = vec![read_root_limited(&mut c, &opts.read, tree)?];
         if opts.all_roots {
             while c.remaining() > 0 {
-                roots.push(read_root_at(&mut c, &opts.read)?);
+                // The roots' vector grows by doubling: three root values each, as lists are.
+                tree.used = tree.used.saturating_add(3 * std::mem::size_of::<Nbt>());
+                if tree.used > tree.limit {
+                    return Err(NbtError::MemoryLimit {
+                        limit: tree.limit,
+                        offset: c.pos,
+                        path: Default::default(),
+                    });
+                }
+                roots.push(read_root_limited(&mut c, &opts.read, tree)?);
             }
         }
         let trailing = c.remaining();

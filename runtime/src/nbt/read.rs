@@ -144,11 +144,65 @@ pub fn read_roots(data: &[u8], opts: &ReadOptions) -> Result<Vec<Nbt>> {
 }
 
 pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
-    match opts.edition {
-        Edition::Java => Reader::<JavaFlavor>::new(c, opts).root(opts.root),
-        Edition::Bedrock => Reader::<BedrockFlavor>::new(c, opts).root(opts.root),
-        Edition::BedrockNetwork => Reader::<NetworkFlavor>::new(c, opts).root(opts.root),
+    read_root_limited(c, opts, &mut TreeBudget::unlimited())
+}
+
+/// The memory a tree may take while it is read, estimated from above as the reader builds it
+/// (see `Reader::charge` for the estimate); going over is [`NbtError::MemoryLimit`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TreeBudget {
+    /// Bytes the estimate may reach.
+    pub limit: usize,
+    /// Bytes estimated so far (what was built before a failure included).
+    pub used: usize,
+}
+
+impl TreeBudget {
+    pub(crate) fn unlimited() -> TreeBudget {
+        TreeBudget {
+            limit: usize::MAX,
+            used: 0,
+        }
     }
+}
+
+/// Reads one root within `budget`, adding the tree's estimated memory to `budget.used` (also
+/// when the read fails).
+pub(crate) fn read_root_limited(
+    c: &mut Cur,
+    opts: &ReadOptions,
+    budget: &mut TreeBudget,
+) -> Result<Nbt> {
+    match opts.edition {
+        Edition::Java => Reader::<JavaFlavor>::new(c, opts, budget).root(opts.root),
+        Edition::Bedrock => Reader::<BedrockFlavor>::new(c, opts, budget).root(opts.root),
+        Edition::BedrockNetwork => Reader::<NetworkFlavor>::new(c, opts, budget).root(opts.root),
+    }
+}
+
+/// Estimated bytes of one compound entry: the entry in its compound's exactly sized vector.
+/// The reader's scratch vector, where a compound's entries gather first, is charged when it
+/// grows (its whole new capacity, so a reallocation's old and new buffers are both covered).
+const ENTRY: usize = std::mem::size_of::<(NbtString, Tag)>();
+
+/// Estimated bytes of the elements of a list of `ty`: three times the elements' size, because
+/// lists of containers grow by doubling (at most twice the length, and the old buffer while
+/// the last one is copied); lists of numbers are sized exactly, so this is generous for them.
+fn list_cost(ty: TagType, n: usize) -> usize {
+    let each = match ty {
+        TagType::End => 0,
+        TagType::Byte => 1,
+        TagType::Short => 2,
+        TagType::Int | TagType::Float => 4,
+        TagType::Long | TagType::Double => 8,
+        TagType::ByteArray => std::mem::size_of::<Vec<i8>>(),
+        TagType::IntArray => std::mem::size_of::<Vec<i32>>(),
+        TagType::LongArray => std::mem::size_of::<Vec<i64>>(),
+        TagType::String => std::mem::size_of::<NbtString>(),
+        TagType::List => std::mem::size_of::<List>(),
+        TagType::Compound => std::mem::size_of::<Compound>(),
+    };
+    n.saturating_mul(3 * each)
 }
 
 /// Minimum encoded size of one element of a type (for length checks before allocation).
@@ -247,11 +301,13 @@ struct Reader<'c, 'a, F> {
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
+    /// Estimated memory of what was built, and its limit.
+    budget: &'c mut TreeBudget,
     _f: std::marker::PhantomData<F>,
 }
 
 impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
-    fn new(c: &'c mut Cur<'a>, opts: &ReadOptions) -> Self {
+    fn new(c: &'c mut Cur<'a>, opts: &ReadOptions, budget: &'c mut TreeBudget) -> Self {
         Reader {
             c,
             max_depth: opts.depth_limit(),
@@ -259,8 +315,35 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             check: opts.check_strings,
             scratch: Vec::new(),
             err: None,
+            budget,
             _f: std::marker::PhantomData,
         }
+    }
+
+    /// Adds `bytes` to the tree's estimated memory, before they are allocated: the heap bytes
+    /// of a string (its length), of an array (length × element size), of a list's elements
+    /// ([`list_cost`]), of a compound's entries ([`ENTRY`] each) and of the reader's scratch
+    /// vector when it grows. The tags themselves live inside those, so every byte the tree
+    /// holds is counted; the allocator's own overhead per block is not.
+    #[inline(always)]
+    fn charge(&mut self, bytes: usize) -> Result<(), Fail> {
+        let b = &mut *self.budget;
+        b.used = b.used.saturating_add(bytes);
+        if b.used > b.limit {
+            return Err(self.over_budget());
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn over_budget(&mut self) -> Fail {
+        let e = NbtError::MemoryLimit {
+            limit: self.budget.limit,
+            offset: self.c.pos,
+            path: Default::default(),
+        };
+        self.fail(e)
     }
 
     #[cold]
@@ -310,6 +393,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     #[inline(always)]
     fn string(&mut self) -> Result<NbtString, Fail> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
+        if b.len() > super::tag::INLINE {
+            self.charge(b.len())?;
+        }
         Ok(NbtString::from_mutf8(b))
     }
 
@@ -330,10 +416,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             TagType::Compound => Tag::Compound(super::guard(depth, || self.compound(depth))?),
             TagType::IntArray => {
                 let n = tri!(self, checked_len::<F>(c, F::MIN_INT));
+                self.charge(n * 4)?;
                 Tag::IntArray(tri!(self, F::i32s(self.c, n)))
             }
             TagType::LongArray => {
                 let n = tri!(self, checked_len::<F>(c, F::MIN_LONG));
+                self.charge(n * 8)?;
                 Tag::LongArray(tri!(self, F::i64s(self.c, n)))
             }
             TagType::End => {
@@ -346,6 +434,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     #[inline]
     fn byte_array(&mut self) -> Result<Vec<i8>, Fail> {
         let n = tri!(self, checked_len::<F>(self.c, 1));
+        self.charge(n)?;
         Ok(tri!(self, self.c.take(n))
             .iter()
             .map(|&b| b as i8)
@@ -382,10 +471,19 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             }
             let name = self.string()?;
             match self.payload(ty, depth) {
-                Ok(v) => self.scratch.push((name, v)),
+                Ok(v) => {
+                    if self.scratch.len() == self.scratch.capacity() {
+                        let grown = (2 * self.scratch.capacity()).max(4);
+                        if let Err(Fail) = self.charge(grown * ENTRY) {
+                            return Err(self.at_key(name.as_mutf8()));
+                        }
+                    }
+                    self.scratch.push((name, v));
+                }
                 Err(Fail) => return Err(self.at_key(name.as_mutf8())),
             }
         }
+        self.charge((self.scratch.len() - start) * ENTRY)?;
         Ok(Compound::from_entries(
             self.scratch.drain(start..).collect(),
         ))
@@ -396,6 +494,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         let at = self.c.pos;
         let (_, ty) = self.type_id()?;
         let n = tri!(self, checked_len::<F>(self.c, min_size::<F>(ty)));
+        self.charge(list_cost(ty, n))?;
         let c = &mut *self.c;
         Ok(match ty {
             TagType::End => {
@@ -422,10 +521,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             }
             TagType::IntArray => List::IntArray(self.each(n, |r| {
                 let k = tri!(r, checked_len::<F>(r.c, F::MIN_INT));
+                r.charge(k * 4)?;
                 Ok(tri!(r, F::i32s(r.c, k)))
             })?),
             TagType::LongArray => List::LongArray(self.each(n, |r| {
                 let k = tri!(r, checked_len::<F>(r.c, F::MIN_LONG));
+                r.charge(k * 8)?;
                 Ok(tri!(r, F::i64s(r.c, k)))
             })?),
         })

@@ -11,6 +11,14 @@
 //! the whole file, as Minecraft skips it. External chunks are read by [`RegionFile::open`] (or
 //! any loader given to [`RegionFile::parse_at`]).
 //!
+//! A region file and its folder are untrusted input. [`RegionFile::open`] reads an external
+//! chunk file only if it is a regular file in the region's own folder (no symbolic link, FIFO,
+//! socket or device) whose length fits the budget, checked before reading. One budget per file
+//! ([`DEFAULT_REGION_BUDGET`], or [`RegionFile::parse_with_budget`]) covers every byte kept,
+//! read or inflated and the estimated memory of every tree, failures included, so memory and
+//! time stay within it whatever the file says. A slot whose sectors are an earlier slot's is
+//! not read again.
+//!
 //! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::to_bytes),
 //! [`save`](RegionFile::save)) keeps every chunk that was not changed byte-for-byte: its stored
 //! bytes are copied, not re-compressed (a chunk counts as changed once
@@ -34,8 +42,9 @@ const SECTOR: usize = 4096;
 /// Largest sector count of a slot (one byte); bigger chunks go to a `.mcc` file.
 const MAX_SECTORS: usize = 255;
 
-/// Default whole-file budget of [`RegionFile::parse_with`]: 512 MiB of NBT over all chunks
-/// (1 024 real chunks of some 100–300 KiB each make 100–300 MiB).
+/// Default budget of [`RegionFile::parse_with`] and [`RegionFile::open`]: 512 MiB of memory
+/// for a whole region file (see [`RegionFile::parse_with_budget`] for what counts). A real
+/// region's 1 024 chunks use some 100–300 MiB of it.
 pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
 
 /// Why a chunk slot could not be read (or `Ok`).
@@ -49,12 +58,17 @@ pub enum ChunkStatus {
     /// The length field is 0 or larger than the sectors.
     BadLength,
     /// Data is in an external `.mcc` file (compression id + 128) that was not read: parsed
-    /// without a loader, or the file is missing (the loader's error is not kept).
+    /// without a loader, or the file does not exist. A file that was refused or failed to read
+    /// gives [`ChunkStatus::Invalid`] with the reason instead.
     External,
     /// Unknown compression id (the stored bytes are kept and written back).
     UnknownCompression,
-    /// Decompression or NBT decoding failed; the message says why (the stored bytes are kept
-    /// and written back).
+    /// Not decoded; the message says why: decompression or NBT decoding failed, the region's
+    /// budget was spent, the slot's sectors are an earlier slot's (a slot's data is read once),
+    /// or its external file was refused (not a regular file in the region's folder, larger
+    /// than the budget left) or could not be read. The stored bytes, when they were kept
+    /// ([`Chunk::payload`] not empty), are written back as they are; a slot without them is
+    /// refused on write.
     Invalid(String),
 }
 
@@ -90,7 +104,8 @@ pub struct Chunk {
     /// Outcome of reading the slot.
     pub status: ChunkStatus,
     /// The stored (compressed) data: after the 5-byte header, or the whole `.mcc` file of an
-    /// external chunk. Empty when it could not be read.
+    /// external chunk. Empty when it could not be read or was not kept (the slot shares an
+    /// earlier slot's sectors, or the region's budget was spent).
     pub payload: Vec<u8>,
     nbt: Option<NbtFile>,
     changed: bool,
@@ -240,9 +255,25 @@ pub fn coords_from_name(name: &str) -> Option<(i32, i32)> {
     Some((x.parse().ok()?, z.parse().ok()?))
 }
 
-/// A loader of external chunk files: given `c.X.Z.mcc`, its bytes (at most `limit` of them;
-/// a larger file is an error), or an error.
+/// A loader of external chunk files: given `c.X.Z.mcc` and a limit, the file's bytes, or an
+/// error ([`std::io::ErrorKind::NotFound`] when there is no such file). The limit is what the
+/// region's budget has left: a loader should refuse a larger file before reading it, and must
+/// not return more (more is refused, and counted). Bytes read by a loader that then fails are
+/// the loader's to count; [`RegionFile::open`]'s own loader counts them against the budget.
 pub type ExternalLoader<'a> = dyn FnMut(&str, usize) -> std::io::Result<Vec<u8>> + 'a;
+
+/// What loading an external chunk gave.
+enum Loaded {
+    Bytes(Vec<u8>),
+    /// No loader, or no such file: [`ChunkStatus::External`].
+    Missing,
+    /// Refused or failed: [`ChunkStatus::Invalid`] with this message.
+    Refused(String),
+}
+
+/// The loader `parse_inner` calls: name, limit, and the bytes it read (added to, failures
+/// included).
+type Load<'a> = dyn FnMut(&str, usize, &mut usize) -> Loaded + 'a;
 
 impl RegionFile {
     /// Parses a region file with default NBT options (Java, limits on); external chunks are
@@ -257,50 +288,107 @@ impl RegionFile {
     }
 
     /// Parses a region file, decoding each chunk with `opts` (whose `max_decompressed` limits
-    /// each chunk) and at most `budget` bytes of NBT over the whole file: the decompressed size
-    /// of every chunk read, or its stored size if it is not compressed, failed reads included.
-    /// Slots may point at the same sectors, so without it 1024 slots sharing one bomb cost 1024
-    /// decompressions. Once the budget is spent, the remaining chunks get
-    /// [`ChunkStatus::Invalid`] with a message saying so.
+    /// each chunk), within `budget` bytes of memory over the whole file. What counts, failed
+    /// reads included: each chunk's stored bytes kept in [`Chunk::payload`] (a copy of its
+    /// sectors, or the external file read), every byte inflated (the whole limit for a
+    /// decompression that hits it) and an estimate from above of each tree built, made as it
+    /// is built (each string, array and list element, compound entry and growth of the
+    /// reader's scratch vector, at its size in memory: see docs/reliability.md). `data`
+    /// itself is the caller's and does not count. Once the budget is spent, the chunks left
+    /// get [`ChunkStatus::Invalid`] saying so (without their stored bytes when those would
+    /// not fit), so time and memory stay within the budget whatever the file holds.
+    ///
+    /// A slot whose sectors overlap those of an earlier slot (Minecraft never writes such a
+    /// table) is not read: it gets [`ChunkStatus::Invalid`] naming that slot, so one chunk is
+    /// never copied or decoded once per slot pointing at it.
     pub fn parse_with_budget(data: &[u8], opts: &FileOptions, budget: usize) -> Result<RegionFile> {
-        RegionFile::parse_at(data, (0, 0), opts, budget, None)
+        RegionFile::parse_inner(data, (0, 0), opts, budget, &mut |_, _, _| Loaded::Missing)
     }
 
     /// Reads `path` (`r.X.Z.mca`) and the external chunks beside it, within
     /// [`DEFAULT_REGION_BUDGET`]. The region position comes from the file name (0, 0 if it
     /// does not have the usual form).
+    ///
+    /// `path` is the caller's: it is opened as [`std::fs::File::open`] would (a symbolic link
+    /// is followed), but must be a regular file (not a FIFO, socket or device). The external
+    /// chunk files `c.X.Z.mcc` are named by the region's contents, so they are untrusted: one
+    /// is read only if it is a regular file in `path`'s folder itself, not a symbolic link
+    /// (even one that stays in the folder), FIFO, socket or device, and only if its length
+    /// fits in what the budget has left, checked before reading; the read itself stops there
+    /// too, should the file grow. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
+    /// ([`ChunkStatus::External`] when the file does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
         RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
     }
 
-    /// [`open`](Self::open) with options and a budget (which also bounds each file read).
+    /// [`open`](Self::open) with options and a budget, which counts the region file's own
+    /// bytes and the external files read besides what
+    /// [`parse_with_budget`](Self::parse_with_budget) counts.
     pub fn open_with(path: &Path, opts: &FileOptions, budget: usize) -> Result<RegionFile> {
-        let data = read_limited(path, budget)?;
+        let data = fsx::read_regular(path, budget)?;
         let pos = path
             .file_name()
             .and_then(|n| n.to_str())
             .and_then(coords_from_name)
             .unwrap_or((0, 0));
-        let dir = path.parent().unwrap_or(Path::new("."));
-        let mut load = |name: &str, limit: usize| {
-            read_limited(&dir.join(name), limit).map_err(|e| match e {
-                NbtError::Io(e) => e,
-                e => std::io::Error::other(e.to_string()),
-            })
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
         };
-        RegionFile::parse_at(&data, pos, opts, budget, Some(&mut load))
+        let mut load = |name: &str, limit: usize, read: &mut usize| match fsx::read_in_folder(
+            dir, name, limit, read,
+        ) {
+            Ok(bytes) => Loaded::Bytes(bytes),
+            Err(fsx::Refusal::Missing) => Loaded::Missing,
+            Err(fsx::Refusal::Other(why)) => {
+                Loaded::Refused(format!("external chunk file {name}: {why}"))
+            }
+        };
+        RegionFile::parse_inner(&data, pos, opts, budget - data.len(), &mut load)
     }
 
     /// Parses a region file at region position `pos`, reading external chunks through
-    /// `external` (skipped, [`ChunkStatus::External`], without one or when it fails); see
-    /// [`parse_with_budget`](Self::parse_with_budget) for `budget`, which external files count
-    /// against too.
+    /// `external` (skipped, [`ChunkStatus::External`], without one or when it says
+    /// [`NotFound`](std::io::ErrorKind::NotFound); [`ChunkStatus::Invalid`] with its error
+    /// otherwise); see [`parse_with_budget`](Self::parse_with_budget) for `budget`, which the
+    /// bytes `external` returns count against too (it is given what is left as its limit).
     pub fn parse_at(
         data: &[u8],
         pos: (i32, i32),
         opts: &FileOptions,
         budget: usize,
-        mut external: Option<&mut ExternalLoader<'_>>,
+        external: Option<&mut ExternalLoader<'_>>,
+    ) -> Result<RegionFile> {
+        let Some(external) = external else {
+            return RegionFile::parse_inner(data, pos, opts, budget, &mut |_, _, _| {
+                Loaded::Missing
+            });
+        };
+        let mut load = |name: &str, limit: usize, read: &mut usize| match external(name, limit) {
+            Ok(bytes) => {
+                *read = read.saturating_add(bytes.len());
+                if bytes.len() > limit {
+                    Loaded::Refused(format!(
+                        "external chunk file {name}: the loader gave {} bytes, more than the \
+                         {limit} left in the budget",
+                        bytes.len()
+                    ))
+                } else {
+                    Loaded::Bytes(bytes)
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::Missing,
+            Err(e) => Loaded::Refused(format!("external chunk file {name}: {e}")),
+        };
+        RegionFile::parse_inner(data, pos, opts, budget, &mut load)
+    }
+
+    fn parse_inner(
+        data: &[u8],
+        pos: (i32, i32),
+        opts: &FileOptions,
+        budget: usize,
+        load: &mut Load<'_>,
     ) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
             return Err(NbtError::Region(format!(
@@ -308,8 +396,17 @@ impl RegionFile {
                 data.len()
             )));
         }
+        const FREE: u16 = u16::MAX;
+        // The slot whose data each sector of the file holds, so that no sector is read twice.
+        let mut owner = vec![FREE; data.len().div_ceil(SECTOR)];
         let mut chunks = Vec::new();
         let mut used = 0usize;
+        let spent = |used: usize| {
+            ChunkStatus::Invalid(format!(
+                "the region file's budget of {budget} bytes is spent ({used} bytes used by \
+                 earlier chunks)"
+            ))
+        };
         for index in 0..1024 {
             let loc = be32(data, 4 * index);
             if loc == 0 {
@@ -352,6 +449,21 @@ impl RegionFile {
                 chunks.push(ch);
                 continue;
             }
+            // The sectors the chunk uses (all in the file, as checked above).
+            let first = sector as usize;
+            let sectors = &mut owner[first..first + (len + 4).div_ceil(SECTOR)];
+            if let Some(&other) = sectors.iter().find(|&&o| o != FREE) {
+                let other = other as usize;
+                ch.status = ChunkStatus::Invalid(format!(
+                    "its sectors overlap those of slot {other} (x {}, z {}), read already; a \
+                     slot's data is read once",
+                    other % 32,
+                    other / 32
+                ));
+                chunks.push(ch);
+                continue;
+            }
+            sectors.fill(index as u16);
             let left = budget.saturating_sub(used);
             if ch.is_external() {
                 let (cx, cz) = (
@@ -359,15 +471,28 @@ impl RegionFile {
                     pos.1 as i64 * 32 + ch.z() as i64,
                 );
                 let name = format!("c.{cx}.{cz}.mcc");
-                match external.as_mut().map(|load| load(&name, left)) {
-                    Some(Ok(bytes)) => ch.payload = bytes,
-                    _ => {
+                let mut read = 0;
+                let loaded = load(&name, left, &mut read);
+                used = used.saturating_add(read);
+                match loaded {
+                    Loaded::Bytes(bytes) => ch.payload = bytes,
+                    Loaded::Missing => {
                         ch.status = ChunkStatus::External;
                         chunks.push(ch);
                         continue;
                     }
+                    Loaded::Refused(why) => {
+                        ch.status = ChunkStatus::Invalid(why);
+                        chunks.push(ch);
+                        continue;
+                    }
                 }
+            } else if len - 1 > left {
+                ch.status = spent(used);
+                chunks.push(ch);
+                continue;
             } else {
+                used += len - 1;
                 ch.payload = data[start + 5..start + 4 + len].to_vec();
             }
             let Some(c) = compression_of(ch.compression_id & 0x7F) else {
@@ -375,18 +500,14 @@ impl RegionFile {
                 chunks.push(ch);
                 continue;
             };
-            if left == 0 || (c == Compression::None && ch.payload.len() > left) {
-                ch.status = ChunkStatus::Invalid(format!(
-                    "the region file's budget of {budget} bytes of NBT is spent \
-                     ({used} bytes read from earlier chunks)"
-                ));
+            if used >= budget {
+                ch.status = spent(used);
                 chunks.push(ch);
                 continue;
             }
             let mut o = opts.clone();
             o.compression = Some(c);
-            o.read.max_decompressed = o.read.max_decompressed.min(left);
-            match NbtFile::read_counted(&ch.payload, &o, &mut used) {
+            match NbtFile::read_counted(&ch.payload, &o, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
                 Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
             }
@@ -484,12 +605,18 @@ impl RegionFile {
         Ok(parts.region)
     }
 
-    /// Writes the region to `path` and its external chunks beside it.
+    /// Writes the region to `path` and its external chunks beside it. `path` is written as
+    /// [`std::fs::write`] does; an external chunk file is written only if it is a regular file
+    /// in `path`'s folder or does not exist (a symbolic link there is refused, not written
+    /// through).
     pub fn save(&self, path: &Path) -> Result<()> {
         let parts = self.to_parts()?;
-        let dir = path.parent().unwrap_or(Path::new("."));
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
         for (name, bytes) in &parts.external {
-            std::fs::write(dir.join(name), bytes)?;
+            fsx::write_in_folder(dir, name, bytes)?;
         }
         std::fs::write(path, &parts.region)?;
         Ok(())
@@ -551,31 +678,82 @@ impl RegionFile {
 
 /// Reads a region file's chunks back from the dump's `chunks` array (JSON form of
 /// [`RegionFile::to_json`]); chunks without `nbt` are skipped.
+///
+/// Each value must fit the region format, or the dump is refused with
+/// [`NbtError::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
+/// 0..1024 and used once, `x` and `z` (when given) the slot's, `timestamp` a 32-bit number,
+/// `compression_id` one of the schemes (1 gzip, 2 zlib, 3 none, 4 LZ4, each + 128 for an
+/// external chunk), `nbt` a root that reads. Nothing is truncated to fit. The layout fields
+/// (`sector`, `sector_count`, `length`) and the read report (`status`, sizes) are not read:
+/// writing lays the chunks out again.
 pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
-    let bad = |m: &str| NbtError::Json {
-        offset: 0,
-        message: m.to_string(),
-    };
     let Some(dump::Json::Array(items)) = j.get("chunks") else {
-        return Err(bad("expected \"chunks\""));
-    };
-    let num = |c: &dump::Json, k: &str| -> Result<u64> {
-        match c.get(k) {
-            Some(dump::Json::Number(n)) => n.parse().map_err(|_| bad("bad chunk number")),
-            _ => Err(bad("missing chunk field")),
-        }
+        return Err(NbtError::Json {
+            offset: 0,
+            message: "expected \"chunks\", an array".into(),
+        });
     };
     let mut chunks = Vec::new();
-    for c in items {
+    let mut seen = [None::<usize>; 1024];
+    for (entry, c) in items.iter().enumerate() {
+        let bad = |slot: Option<usize>, reason: String| NbtError::RegionDump {
+            entry,
+            slot,
+            reason,
+        };
+        // A whole number of at most `max`, or why not.
+        let num = |slot: Option<usize>, k: &str, max: u64| -> Result<Option<u64>> {
+            match c.get(k) {
+                None => Ok(None),
+                Some(dump::Json::Number(n)) => match n.parse::<u64>() {
+                    Ok(v) if v <= max => Ok(Some(v)),
+                    Ok(_) => Err(bad(slot, format!("`{k}` {n} does not fit (at most {max})"))),
+                    Err(_) => Err(bad(
+                        slot,
+                        format!(
+                            "`{k}` {} is not a whole number from 0 to {max}",
+                            clip_num(n)
+                        ),
+                    )),
+                },
+                Some(_) => Err(bad(slot, format!("`{k}` is not a number"))),
+            }
+        };
         let Some(n) = c.get("nbt") else { continue };
-        let index = num(c, "index")? as usize;
-        let id = num(c, "compression_id")? as u8;
-        let compression = compression_of(id & 0x7F).ok_or_else(|| bad("unknown compression id"))?;
-        let root = dump::root_from_json(n)?;
-        let timestamp = num(c, "timestamp")? as u32;
-        if index >= 1024 {
-            return Err(bad("chunk index over 1023"));
+        let index = num(None, "index", 1023)?
+            .ok_or_else(|| bad(None, "`index` is missing".into()))? as usize;
+        let slot = Some(index);
+        if let Some(first) = seen[index].replace(entry) {
+            return Err(bad(
+                slot,
+                format!("slot {index} is chunks[{first}]'s already"),
+            ));
         }
+        for (k, want) in [("x", index % 32), ("z", index / 32)] {
+            if let Some(v) = num(slot, k, 31)?
+                && v as usize != want
+            {
+                return Err(bad(
+                    slot,
+                    format!("`{k}` {v} is not slot {index}'s ({want})"),
+                ));
+            }
+        }
+        let id = num(slot, "compression_id", 255)?
+            .ok_or_else(|| bad(slot, "`compression_id` is missing".into()))? as u8;
+        let compression = compression_of(id & 0x7F).ok_or_else(|| {
+            bad(
+                slot,
+                format!(
+                    "`compression_id` {id} is not a scheme that can be written (1 gzip, 2 \
+                     zlib, 3 none, 4 LZ4; + 128 external)"
+                ),
+            )
+        })?;
+        let timestamp = num(slot, "timestamp", u32::MAX as u64)?
+            .ok_or_else(|| bad(slot, "`timestamp` is missing".into()))?
+            as u32;
+        let root = dump::root_from_json(n).map_err(|e| bad(slot, format!("`nbt`: {e}")))?;
         chunks.push(Chunk {
             index,
             sector: 0,
@@ -593,17 +771,176 @@ pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
     Ok(RegionFile { x: 0, z: 0, chunks })
 }
 
-/// Reads a file of at most `limit` bytes (a larger one is an error, before reading it).
-fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let f = std::fs::File::open(path)?;
-    let mut data = Vec::new();
-    f.take(limit as u64 + 1).read_to_end(&mut data)?;
-    if data.len() > limit {
-        return Err(NbtError::Region(format!(
-            "{} is larger than the budget of {limit} bytes",
-            path.display()
-        )));
+/// A number from the dump as text for a message, shortened when long.
+fn clip_num(n: &str) -> String {
+    if n.len() <= 40 {
+        n.to_string()
+    } else {
+        format!("{}…({} characters)", &n[..20], n.len())
     }
-    Ok(data)
+}
+
+/// Files of a world opened as untrusted input: regular files only, never a FIFO (which would
+/// block the open or the read for ever) or a device (`/dev/zero` never ends), sizes checked
+/// before reading and reads bounded, and for the files a region names, no symbolic links.
+mod fsx {
+    use std::fs::{File, Metadata, OpenOptions};
+    use std::io::Read;
+    use std::path::Path;
+
+    use super::super::error::{NbtError, Result};
+
+    /// Why an external file was not read.
+    pub(super) enum Refusal {
+        /// It does not exist.
+        Missing,
+        /// Refused, or the read failed: why.
+        Other(String),
+    }
+
+    /// Options that never block on a FIFO (`O_NONBLOCK`) and, unless `follow`, refuse a
+    /// symbolic link as the last component (`O_NOFOLLOW`), so that what is opened is what was
+    /// checked even if the folder changes in between.
+    fn options(follow: bool) -> OpenOptions {
+        let mut o = OpenOptions::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+            o.custom_flags(libc::O_NONBLOCK | nofollow);
+        }
+        #[cfg(not(unix))]
+        let _ = follow;
+        o
+    }
+
+    fn kind(m: &Metadata) -> &'static str {
+        let t = m.file_type();
+        if t.is_symlink() {
+            "a symbolic link"
+        } else if t.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        }
+    }
+
+    /// Whether two metadata describe the same file (device and inode where there are such).
+    fn same_file(a: &Metadata, b: &Metadata) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            a.dev() == b.dev() && a.ino() == b.ino()
+        }
+        #[cfg(not(unix))]
+        {
+            a.len() == b.len()
+        }
+    }
+
+    /// Reads at most `limit` bytes of `f`, whose length was `len` when opened; more is an
+    /// error. `read` gets the bytes read, failures included.
+    fn read_bounded(
+        f: File,
+        len: u64,
+        limit: usize,
+        read: &mut usize,
+    ) -> std::result::Result<Vec<u8>, String> {
+        let mut data = Vec::with_capacity(len.min(limit as u64) as usize);
+        let r = f.take(limit as u64 + 1).read_to_end(&mut data);
+        *read = read.saturating_add(data.len());
+        r.map_err(|e| format!("read failed: {e}"))?;
+        if data.len() > limit {
+            return Err(format!(
+                "it grew past the {limit} bytes left in the budget while it was read"
+            ));
+        }
+        Ok(data)
+    }
+
+    /// The file `name` of folder `dir`, if it is a regular file there (not a symbolic link,
+    /// FIFO, socket or device) of at most `limit` bytes. `read` gets the bytes read.
+    pub(super) fn read_in_folder(
+        dir: &Path,
+        name: &str,
+        limit: usize,
+        read: &mut usize,
+    ) -> std::result::Result<Vec<u8>, Refusal> {
+        let path = dir.join(name);
+        let other = |m: String| Refusal::Other(m);
+        let before = match std::fs::symlink_metadata(&path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Refusal::Missing),
+            Err(e) => return Err(other(e.to_string())),
+        };
+        if !before.file_type().is_file() {
+            return Err(other(format!(
+                "{}; external chunks are read only from regular files in the region's folder",
+                kind(&before)
+            )));
+        }
+        if before.len() > limit as u64 {
+            return Err(other(format!(
+                "{} bytes, more than the {limit} left in the budget (not read)",
+                before.len()
+            )));
+        }
+        let f = options(false)
+            .read(true)
+            .open(&path)
+            .map_err(|e| other(e.to_string()))?;
+        let now = f.metadata().map_err(|e| other(e.to_string()))?;
+        if !now.file_type().is_file() || !same_file(&before, &now) {
+            return Err(other(
+                "it was replaced while it was opened; not read".to_string(),
+            ));
+        }
+        read_bounded(f, now.len(), limit, read).map_err(other)
+    }
+
+    /// The file at `path` (a symbolic link is followed: the path is the caller's), if it is a
+    /// regular file of at most `limit` bytes.
+    pub(super) fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>> {
+        let f = options(true).read(true).open(path)?;
+        let m = f.metadata()?;
+        let refuse = |why: String| NbtError::Region(format!("{}: {why}", path.display()));
+        if !m.file_type().is_file() {
+            return Err(refuse(kind(&m).to_string()));
+        }
+        if m.len() > limit as u64 {
+            return Err(refuse(format!(
+                "{} bytes, more than the budget of {limit} (not read)",
+                m.len()
+            )));
+        }
+        read_bounded(f, m.len(), limit, &mut 0).map_err(refuse)
+    }
+
+    /// Writes `bytes` to the file `name` of folder `dir`, which must be a regular file there or
+    /// not exist: a symbolic link (to a file anywhere) is not written through.
+    pub(super) fn write_in_folder(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+        use std::io::Write;
+        let path = dir.join(name);
+        let refuse = |why: &str| {
+            NbtError::Region(format!(
+                "{}: {why}; external chunks are written only to regular files in the region's \
+                 folder",
+                path.display()
+            ))
+        };
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if !m.file_type().is_file() => return Err(refuse(kind(&m))),
+            _ => {}
+        }
+        let mut f = options(false)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)?;
+        if !f.metadata()?.file_type().is_file() {
+            return Err(refuse("not a regular file"));
+        }
+        f.write_all(bytes)?;
+        Ok(())
+    }
 }

@@ -7,7 +7,8 @@
 //!   type tag of Color, NodePath, the math types and packed float arrays, so each new key was
 //!   compared with every earlier one), in both versions where the type exists;
 //! * NBT: a compound of n entries, binary and SNBT; a mixed list in 1.21.5 SNBT;
-//! * regions: 1024 slots sharing one chunk that claims 64 MiB of LZ4, or one zlib bomb.
+//! * regions: 1024 slots sharing one chunk that claims 64 MiB of LZ4 (or holding copies of
+//!   it), 1024 copies of a zlib bomb.
 
 use crate::counting;
 use crate::scaling_support as scaling;
@@ -424,6 +425,22 @@ fn region_sharing(id: u8, body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A region file whose 1024 slots each hold a copy of one chunk, in sectors of their own.
+fn region_copies(id: u8, body: &[u8]) -> Vec<u8> {
+    let sectors = (body.len() + 5).div_ceil(4096);
+    let mut out = vec![0u8; 8192];
+    for slot in 0..1024 {
+        let at = out.len();
+        let loc = (((at / 4096) as u32) << 8) | sectors as u32;
+        out[4 * slot..4 * slot + 4].copy_from_slice(&loc.to_be_bytes());
+        out.extend_from_slice(&((body.len() + 1) as u32).to_be_bytes());
+        out.push(id);
+        out.extend_from_slice(body);
+        out.resize(at + sectors * 4096, 0);
+    }
+    out
+}
+
 #[test]
 fn region_slots_sharing_an_lz4_chunk_that_claims_64_mib() {
     let _s = counting::serial();
@@ -434,30 +451,44 @@ fn region_slots_sharing_an_lz4_chunk_that_claims_64_mib() {
     body.extend_from_slice(&(64u32 << 20).to_le_bytes());
     body.extend_from_slice(&0u32.to_le_bytes());
     body.extend_from_slice(&[0x1f; 40]);
-    let file = region_sharing(4, &body);
-    let mut region = None;
-    let used = counting::measure(|| region = Some(RegionFile::parse(&file).expect("parses")));
-    let region = region.expect("parsed");
-    assert_eq!(region.chunks.len(), 1024);
-    for ch in &region.chunks {
-        let ChunkStatus::Invalid(m) = &ch.status else {
-            panic!("{:?}", ch.status)
-        };
-        assert!(m.contains("LZ4"), "{m}");
+    for (what, file) in [
+        ("shared", region_sharing(4, &body)),
+        ("copies", region_copies(4, &body)),
+    ] {
+        let mut region = None;
+        let used = counting::measure(|| region = Some(RegionFile::parse(&file).expect("parses")));
+        let region = region.expect("parsed");
+        assert_eq!(region.chunks.len(), 1024);
+        for ch in &region.chunks {
+            let ChunkStatus::Invalid(m) = &ch.status else {
+                panic!("{:?}", ch.status)
+            };
+            // Shared: the first slot reads the block, the others are refused as its sectors.
+            let expect = if what == "copies" || ch.index == 0 {
+                "LZ4"
+            } else {
+                "overlap"
+            };
+            assert!(m.contains(expect), "{what}: {m}");
+        }
+        // Before: 64 MiB zero-filled per slot, 64 GiB in all.
+        assert!(
+            used.total < 8 << 20,
+            "{what}: allocated {} bytes",
+            used.total
+        );
     }
-    // Before: 64 MiB zero-filled per slot, 64 GiB in all.
-    assert!(used.total < 8 << 20, "allocated {} bytes", used.total);
 }
 
 #[test]
-fn region_slots_sharing_a_zlib_bomb_stop_at_the_file_budget() {
+fn region_slots_holding_copies_of_a_zlib_bomb_stop_at_the_file_budget() {
     use std::io::Write;
     let _s = counting::serial();
     let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
     z.write_all(&vec![0u8; 4 << 20]).expect("compresses");
     let bomb = z.finish().expect("compresses");
     assert!(bomb.len() < 8192);
-    let file = region_sharing(2, &bomb);
+    let file = region_copies(2, &bomb);
     let budget = 16 << 20;
     let mut region = None;
     let used = counting::measure(|| {
