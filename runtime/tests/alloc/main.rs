@@ -1,6 +1,7 @@
 //! Tests that count allocations, one binary with a counting global allocator (each test holds
 //! its lock while it measures): the allocation bound of every format's decoders, the dynamic
-//! codec's drops, and the scaling of work and memory with input size.
+//! codec's drops, region files as untrusted input, and the scaling of work and memory with input
+//! size.
 
 #[path = "../support/counting.rs"]
 mod counting;
@@ -12,5 +13,6 @@ mod support;
 mod bound;
 mod godot;
 mod nbt;
+mod region;
 mod scaling;
 mod tera_drop;

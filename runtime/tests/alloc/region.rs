@@ -7,9 +7,8 @@
 //! hang guard, which is not a measurement).
 #![cfg(all(feature = "nbt", unix))]
 
-#[path = "support/counting.rs"]
-mod counting;
-mod support;
+use crate::counting;
+use crate::support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -474,6 +473,7 @@ fn dump_with(chunk: &str) -> Json {
 
 #[test]
 fn region_dumps_holding_what_the_format_cannot_are_refused_at_their_chunk() {
+    let _s = counting::serial();
     let nbt = r#""nbt":{"type":"compound","name":"","value":{}}"#;
     let cases = [
         (
