@@ -269,6 +269,19 @@ pub enum NbtError {
         /// Why that step failed (missing key, index out of range, not a container).
         reason: String,
     },
+    /// A value set at a tag path ([`Tag::set_path`](super::Tag::set_path)) is not of the type
+    /// its place must keep: a list element keeps its list's element type.
+    #[error(
+        "tag path `{path}`: a {found} cannot go where a {expected} is (a list keeps one element type)"
+    )]
+    WrongType {
+        /// The place.
+        path: TagPath,
+        /// The type the place holds.
+        expected: &'static str,
+        /// The type of the value given.
+        found: &'static str,
+    },
     /// A JSON dump does not parse or does not describe NBT.
     #[error("JSON dump at byte {offset}: {}", Clip(message, clip::TEXT))]
     Json {
@@ -299,7 +312,8 @@ impl NbtError {
             | NbtError::InvalidVarint { path, .. }
             | NbtError::MemoryLimit { path, .. }
             | NbtError::Unwritable { path, .. }
-            | NbtError::PathNotFound { path, .. } => Some(path),
+            | NbtError::PathNotFound { path, .. }
+            | NbtError::WrongType { path, .. } => Some(path),
             _ => None,
         }
     }

@@ -228,6 +228,18 @@ impl NbtFile {
         self.root_mut().ok_or_else(no_root)?.get_path_mut(path)
     }
 
+    /// The value at any `path` below the first root's value, list elements included, mutable
+    /// (see [`Tag::get_path_view_mut`](super::Tag::get_path_view_mut)).
+    pub fn get_path_view_mut(&mut self, path: &str) -> Result<super::TagViewMut<'_>> {
+        self.root_mut().ok_or_else(no_root)?.get_path_view_mut(path)
+    }
+
+    /// Sets the value at `path` below the first root's value and gives the old one (see
+    /// [`Tag::set_path`](super::Tag::set_path)): `file.set_path("Motion[1]", 0.5f64)?;`.
+    pub fn set_path(&mut self, path: &str, value: impl Into<super::Tag>) -> Result<super::Tag> {
+        self.root_mut().ok_or_else(no_root)?.set_path(path, value)
+    }
+
     /// The uncompressed form: header (with the length recomputed) and roots.
     pub fn to_uncompressed(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.decompressed_size.max(64));

@@ -191,6 +191,34 @@ fn lookup_view_mut<'a>(start: Cur<'a>, path: &str) -> Result<TagViewMut<'a>> {
     })
 }
 
+/// Sets the value at `path` below `start` to `value`, giving the old one: a compound entry (or
+/// the start itself) takes any type, a list element only its list's element type.
+fn set_at(start: Cur<'_>, path: &str, value: Tag) -> Result<Tag> {
+    let wrong = |expected: &'static str, found: &'static str| -> Result<Tag> {
+        Err(NbtError::WrongType {
+            path: path.parse()?,
+            expected,
+            found,
+        })
+    };
+    match walk_mut(start, path, true)? {
+        Cur::Tag(t) => Ok(std::mem::replace(t, value)),
+        Cur::Elem(v) => {
+            let expected = v.tag_type().name();
+            v.set(value)
+                .or_else(|v| wrong(expected, v.tag_type().name()))
+        }
+        Cur::Compound(c) => match value {
+            Tag::Compound(v) => Ok(Tag::Compound(std::mem::replace(c, v))),
+            v => wrong("compound", v.tag_type().name()),
+        },
+        Cur::List(l) => match value {
+            Tag::List(v) => Ok(Tag::List(std::mem::replace(l, v))),
+            v => wrong("list", v.tag_type().name()),
+        },
+    }
+}
+
 /// As [`lookup_mut`], starting at a compound; the empty path is refused (a compound is not a
 /// [`Tag`]).
 pub(crate) fn lookup_mut_in<'a>(start: &'a mut Compound, path: &str) -> Result<&'a mut Tag> {
@@ -303,6 +331,25 @@ impl Tag {
     pub fn get_path_view_mut(&mut self, path: &str) -> Result<TagViewMut<'_>> {
         lookup_view_mut(Cur::Tag(self), path)
     }
+
+    /// Sets the value at `path` below this one, list elements included, and gives the old
+    /// value: the `?`-friendly form of the getters above. A compound entry takes a value of any
+    /// type; a list element must keep its list's element type, else
+    /// [`NbtError::WrongType`] with the path.
+    ///
+    /// ```
+    /// use def_runtime::nbt::{nbt, NbtError, Tag};
+    /// let mut t: Tag = nbt!({"Motion": [0.0f64, 0.0f64, 0.0f64], "Name": "Steve"});
+    /// t.set_path("Motion[1]", 0.5f64)?;
+    /// t.set_path("Name", 7i32)?; // an entry may change type
+    /// assert_eq!(t.get_path("Motion[1]")?.as_double(), Some(0.5));
+    /// let e = t.set_path("Motion[2]", 1i32).unwrap_err();
+    /// assert!(matches!(e, NbtError::WrongType { expected: "double", found: "int", .. }));
+    /// # Ok::<(), NbtError>(())
+    /// ```
+    pub fn set_path(&mut self, path: &str, value: impl Into<Tag>) -> Result<Tag> {
+        set_at(Cur::Tag(self), path, value.into())
+    }
 }
 
 impl Compound {
@@ -319,5 +366,10 @@ impl Compound {
     /// The value at any `path` below this compound, mutable (see [`Tag::get_path_view_mut`]).
     pub fn get_path_view_mut(&mut self, path: &str) -> Result<TagViewMut<'_>> {
         lookup_view_mut(Cur::Compound(self), path)
+    }
+
+    /// Sets the value at `path` below this compound (see [`Tag::set_path`]).
+    pub fn set_path(&mut self, path: &str, value: impl Into<Tag>) -> Result<Tag> {
+        set_at(Cur::Compound(self), path, value.into())
     }
 }

@@ -680,6 +680,11 @@ impl Nbt {
     pub fn get_path_view_mut(&mut self, path: &str) -> super::Result<super::TagViewMut<'_>> {
         self.tag.get_path_view_mut(path)
     }
+
+    /// Sets the value at `path` below the root value; see [`Tag::set_path`].
+    pub fn set_path(&mut self, path: &str, value: impl Into<Tag>) -> super::Result<Tag> {
+        self.tag.set_path(path, value)
+    }
 }
 
 /// Builds a [`Tag`] from a JSON-like literal.

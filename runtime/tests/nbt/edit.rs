@@ -260,3 +260,52 @@ fn hostile_paths_fail_cleanly_with_short_messages() {
     let e = t.get_path(&deep).unwrap_err();
     assert_eq!(e.to_string(), "tag path `[0]`: `compound` has no elements");
 }
+
+#[test]
+fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
+    let Some(raw) = sample("simdnbt__complex_player.dat") else {
+        return;
+    };
+    let mut file = NbtFile::read(&raw, &Default::default()).unwrap();
+
+    // One call, `?`-friendly; the old value comes back.
+    let old = file.set_path("Motion[1]", 0.5f64).unwrap();
+    assert_eq!(old, Tag::Double(-0.0784000015258789));
+    // A list keeps its element type: a typed error with the place, the file unchanged.
+    let e = file.set_path("Motion[2]", 1i32).unwrap_err();
+    match &e {
+        NbtError::WrongType {
+            path,
+            expected,
+            found,
+        } => {
+            assert_eq!(
+                (path.to_string(), *expected, *found),
+                ("Motion[2]".into(), "double", "int")
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        e.to_string()
+            .starts_with("tag path `Motion[2]`: a int cannot go where a double is"),
+        "{e}"
+    );
+    assert!(matches!(
+        file.set_path("Motion[3]", 1.0f64),
+        Err(NbtError::PathNotFound { .. })
+    ));
+
+    // The sample's dump (amulet-nbt) with that one value changed is what the file now holds.
+    let mut expected = Json::parse(
+        &String::from_utf8(sample("simdnbt__complex_player.dat.json").unwrap()).unwrap(),
+    )
+    .unwrap()
+    .without("meta");
+    let motion = json_member(json_member(&mut expected, "value"), "Motion");
+    let second = json_index(json_member(motion, "value"), 1);
+    *json_member(second, "value") = Json::Number("0.5".into());
+    let back = NbtFile::read(&file.to_bytes().unwrap(), &Default::default()).unwrap();
+    let got = Json::parse(&dump::root_to_json(back.root().unwrap())).unwrap();
+    assert!(got.same_as(&expected));
+}
