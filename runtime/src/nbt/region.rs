@@ -530,6 +530,29 @@ impl RegionFile {
         self.chunks.iter_mut().find(|c| c.index == x + 32 * z)
     }
 
+    /// The decoded chunk at (x, z), or why there is none: outside the region, an empty slot,
+    /// or a chunk that was not read (its status says why).
+    pub fn tree(&self, x: usize, z: usize) -> Result<&NbtFile> {
+        let index = slot_index(x, z)?;
+        let chunk = self.chunk(x, z).ok_or_else(|| empty_slot(index))?;
+        chunk
+            .nbt
+            .as_ref()
+            .ok_or_else(|| unread(index, &chunk.status))
+    }
+
+    /// The decoded chunk at (x, z), mutable, marked changed (re-encoded on write); an error as
+    /// [`RegionFile::tree`] says: `region.tree_mut(1, 3)?.set_path("xPos", 1i32)?`.
+    pub fn tree_mut(&mut self, x: usize, z: usize) -> Result<&mut NbtFile> {
+        let index = slot_index(x, z)?;
+        let chunk = self.chunk_mut(x, z).ok_or_else(|| empty_slot(index))?;
+        if chunk.nbt.is_none() {
+            return Err(unread(index, &chunk.status));
+        }
+        chunk.changed = true;
+        Ok(chunk.nbt.as_mut().expect("checked above"))
+    }
+
     /// Puts `chunk` in its slot, replacing (and returning) the chunk there.
     pub fn insert(&mut self, chunk: Chunk) -> Option<Chunk> {
         match self.chunks.binary_search_by_key(&chunk.index, |c| c.index) {
@@ -943,4 +966,32 @@ mod fsx {
         f.write_all(bytes)?;
         Ok(())
     }
+}
+
+/// The slot of chunk (x, z) of a region; an error outside 0..32.
+fn slot_index(x: usize, z: usize) -> Result<usize> {
+    if x < 32 && z < 32 {
+        Ok(x + 32 * z)
+    } else {
+        Err(NbtError::Region(format!(
+            "chunk (x {x}, z {z}) is outside a region (0..32 each way)"
+        )))
+    }
+}
+
+#[cold]
+fn empty_slot(index: usize) -> NbtError {
+    NbtError::RegionChunk {
+        index,
+        reason: String::from("no chunk in this slot"),
+    }
+}
+
+#[cold]
+fn unread(index: usize, status: &ChunkStatus) -> NbtError {
+    let reason = match status {
+        ChunkStatus::Invalid(why) => format!("not read: {why}"),
+        other => format!("not read ({})", other.name()),
+    };
+    NbtError::RegionChunk { index, reason }
 }

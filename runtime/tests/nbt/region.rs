@@ -361,3 +361,37 @@ fn corrupted_headers_never_lose_a_chunk_silently() {
     }
     assert!(written > 10, "{written} variants written back");
 }
+
+#[test]
+fn a_chunk_tree_is_one_call_away_or_an_error_saying_why() {
+    let Some(raw) = sample("querz__r.0.0.mca") else {
+        return;
+    };
+    let mut r = RegionFile::parse(&raw).unwrap();
+    let all: Vec<(usize, usize)> = (0..32).flat_map(|z| (0..32).map(move |x| (x, z))).collect();
+    let &(x, z) = all
+        .iter()
+        .find(|&&(x, z)| r.tree(x, z).is_ok())
+        .expect("a chunk that reads");
+    // The edit of one value in a region: one call to the tree, one to the place.
+    let path = if r.tree(x, z).unwrap().get_path("Level.xPos").is_ok() {
+        "Level.xPos"
+    } else {
+        "xPos"
+    };
+    let old = r.tree_mut(x, z).unwrap().set_path(path, 4242i32).unwrap();
+    assert!(matches!(old, Tag::Int(_)));
+    let back = RegionFile::parse(&r.to_bytes().unwrap()).unwrap();
+    assert_eq!(
+        back.tree(x, z).unwrap().get_path(path).unwrap().as_int(),
+        Some(4242)
+    );
+
+    // An empty slot and a place outside the region are errors, not panics or `None`s.
+    if let Some(&(ex, ez)) = all.iter().find(|&&(x, z)| r.chunk(x, z).is_none()) {
+        let e = r.tree_mut(ex, ez).unwrap_err();
+        assert!(e.to_string().ends_with("no chunk in this slot"), "{e}");
+    }
+    let e = r.tree(32, 0).unwrap_err();
+    assert!(e.to_string().contains("outside a region"), "{e}");
+}
