@@ -128,7 +128,7 @@ impl NbtFile {
             &owned
         };
         let mut tree = TreeBudget {
-            limit: limit.saturating_sub(*used),
+            limit: limit.saturating_sub(*used).min(opts.read.max_memory),
             used: 0,
         };
         let result = Self::read_decompressed_within(data, opts, &mut tree);
@@ -147,7 +147,7 @@ impl NbtFile {
 
     /// Reads from already decompressed bytes.
     pub fn read_decompressed(data: &[u8], opts: &FileOptions) -> Result<NbtFile> {
-        Self::read_decompressed_within(data, opts, &mut TreeBudget::unlimited())
+        Self::read_decompressed_within(data, opts, &mut TreeBudget::of(&opts.read))
     }
 
     fn read_decompressed_within(

@@ -40,8 +40,8 @@ pub use error::{NbtError, PathSegment, Result, TagPath};
 pub use file::{BedrockHeader, FileOptions, NbtFile, has_bedrock_header};
 pub use flavor::Edition;
 pub use read::{
-    DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP, ReadOptions, RootForm, read_exact,
-    read_root, read_roots,
+    DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MEMORY, MAX_DEPTH_CAP, ReadOptions,
+    RootForm, read_exact, read_root, read_roots,
 };
 pub use tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 pub use view::{TagView, TagViewMut};

@@ -21,6 +21,11 @@ pub const MAX_DEPTH_CAP: usize = 2048;
 /// Default limit on decompressed size: 512 MiB.
 pub const DEFAULT_MAX_DECOMPRESSED: usize = 512 << 20;
 
+/// Default limit on the memory of the trees one read builds: 1 GiB, estimated from above as
+/// the reader builds them ([`ReadOptions::max_memory`]). Real files take far less: a chunk a
+/// few hundred KiB, the largest structure files of the samples tens of MiB.
+pub const DEFAULT_MAX_MEMORY: usize = 1 << 30;
+
 /// Whether roots carry a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RootForm {
@@ -44,6 +49,12 @@ pub struct ReadOptions {
     pub lenient_utf8: bool,
     /// Limit on decompressed size for compressed input.
     pub max_decompressed: usize,
+    /// Limit on the memory of the trees one read builds (all roots of the input together),
+    /// estimated from above before each allocation: a list of millions of empty compounds is a
+    /// few bytes each on the wire and tens in memory. Going over is
+    /// [`NbtError::MemoryLimit`](super::NbtError::MemoryLimit) with the offset and path.
+    /// Region files charge their own budget as well ([`super::region`]).
+    pub max_memory: usize,
     /// Check Java strings' Modified UTF-8 while reading (the default), as Java's `readUTF`
     /// does. Off, the owned reader keeps string bytes unchecked, which is the contract of
     /// simdnbt's owned reader: [`NbtString`](super::NbtString) holds the raw bytes anyway
@@ -64,6 +75,7 @@ impl Default for ReadOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             lenient_utf8: false,
             max_decompressed: DEFAULT_MAX_DECOMPRESSED,
+            max_memory: DEFAULT_MAX_MEMORY,
             check_strings: true,
         }
     }
@@ -108,6 +120,12 @@ impl ReadOptions {
         self
     }
 
+    /// Sets the limit on the trees' memory (see [`ReadOptions::max_memory`]).
+    pub fn max_memory(mut self, limit: usize) -> ReadOptions {
+        self.max_memory = limit;
+        self
+    }
+
     pub(crate) fn depth_limit(&self) -> usize {
         self.max_depth.min(MAX_DEPTH_CAP)
     }
@@ -137,14 +155,16 @@ pub fn read_exact(data: &[u8], opts: &ReadOptions) -> Result<Nbt> {
 pub fn read_roots(data: &[u8], opts: &ReadOptions) -> Result<Vec<Nbt>> {
     let mut c = Cur::new(data);
     let mut out = Vec::new();
+    // One budget for all the roots: they are all held.
+    let mut budget = TreeBudget::of(opts);
     while c.remaining() > 0 {
-        out.push(read_root_at(&mut c, opts)?);
+        out.push(read_root_limited(&mut c, opts, &mut budget)?);
     }
     Ok(out)
 }
 
 pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
-    read_root_limited(c, opts, &mut TreeBudget::unlimited())
+    read_root_limited(c, opts, &mut TreeBudget::of(opts))
 }
 
 /// The memory a tree may take while it is read, estimated from above as the reader builds it
@@ -158,9 +178,10 @@ pub(crate) struct TreeBudget {
 }
 
 impl TreeBudget {
-    pub(crate) fn unlimited() -> TreeBudget {
+    /// The budget of one read with `opts` ([`ReadOptions::max_memory`]).
+    pub(crate) fn of(opts: &ReadOptions) -> TreeBudget {
         TreeBudget {
-            limit: usize::MAX,
+            limit: opts.max_memory,
             used: 0,
         }
     }

@@ -86,3 +86,40 @@ fn valid_input_allocates_a_small_multiple() {
         data.len()
     );
 }
+
+/// A root compound holding a list `l` of `n` empty compounds: one byte each on the wire.
+fn empty_compounds(n: u32) -> Vec<u8> {
+    let mut data = vec![10, 0, 0, 9, 0, 1, b'l', 10];
+    data.extend_from_slice(&n.to_be_bytes());
+    data.resize(data.len() + n as usize, 0);
+    data.push(0);
+    data
+}
+
+#[test]
+fn a_plain_file_cannot_build_a_tree_past_its_memory_limit() {
+    let _g = serial();
+    // 8 Mi empty compounds: 8 MiB on the wire, hundreds of MiB as a tree.
+    let data = empty_compounds(8 << 20);
+    let limit = 4 << 20;
+    let o = ReadOptions::default().max_memory(limit);
+    let mut err = None;
+    let peak = peak_during(|| err = read_root(&data, &o).err());
+    match err {
+        Some(def_runtime::nbt::NbtError::MemoryLimit { limit: l, path, .. }) => {
+            assert_eq!(l, limit);
+            assert_eq!(path.to_string(), "l");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        peak <= limit + (1 << 20),
+        "peak {peak} for a limit of {limit}"
+    );
+
+    // The default (1 GiB) reads ordinary data, and the same list when it is small.
+    assert_eq!(def_runtime::nbt::DEFAULT_MAX_MEMORY, 1 << 30);
+    let (small, _) = read_root(&empty_compounds(1000), &ReadOptions::default()).unwrap();
+    let list = small.get_path("l").unwrap();
+    assert_eq!(list.as_list().map(|l| l.len()), Some(1000));
+}
