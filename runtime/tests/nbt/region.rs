@@ -395,3 +395,30 @@ fn a_chunk_tree_is_one_call_away_or_an_error_saying_why() {
     let e = r.tree(32, 0).unwrap_err();
     assert!(e.to_string().contains("outside a region"), "{e}");
 }
+
+#[test]
+fn a_region_dump_shows_hidden_characters_as_json_escapes_only() {
+    // A key and a value holding ESC, a C1 control and a bidi override.
+    let hostile = "a\u{1b}[2J\u{9b}\u{202e}b";
+    let mut root = def_runtime::nbt::Compound::new();
+    root.insert(hostile, Tag::from(hostile));
+    let file = NbtFile::new(def_runtime::nbt::Nbt::named("", root), Compression::Zlib);
+    let mut region = RegionFile {
+        x: 0,
+        z: 0,
+        chunks: vec![],
+    };
+    region.insert(Chunk::new(0, 0, file, 7).unwrap());
+    let mut out = Vec::new();
+    region.write_json(&mut out).unwrap();
+    // Printable ASCII only: every other character is a `\u` escape, so nothing reaches a
+    // terminal raw, and a JSON reader gets the same text back.
+    assert!(
+        out.iter().all(|b| (0x20..0x7f).contains(b)),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    let text = String::from_utf8(out).unwrap();
+    serde_json::from_str::<serde_json::Value>(&text).expect("valid JSON");
+    assert!(text.contains("\\u001b") && text.contains("\\u009b") && text.contains("\\u202e"));
+}
