@@ -256,11 +256,35 @@ enum Kind {
 }
 
 struct Hook {
-    id: u64,
+    meta: Meta,
     options: HookOptions,
-    message: &'static str,
     kind: Kind,
+}
+
+/// Who a hook is, for its failure report, which is made once.
+struct Meta {
+    id: u64,
+    message: &'static str,
     reported: bool,
+}
+
+impl Meta {
+    /// Reports the hook's failure, the first time only.
+    fn report(&mut self, failures: &mut Vec<HookFailure>, what: String) {
+        if !self.reported {
+            self.reported = true;
+            failures.push(HookFailure {
+                hook: HookId(self.id),
+                message: self.message.to_string(),
+                what,
+            });
+        }
+    }
+}
+
+/// The word of the hooked-opcode bitmap that holds `op`, and `op`'s bit in it.
+fn bit(op: u16) -> (usize, u64) {
+    (usize::from(op >> 6), 1 << (op & 63))
 }
 
 /// The packet being handled.
@@ -324,15 +348,18 @@ impl Dispatch {
         let id = self.next_id;
         self.next_id += 1;
         let hook = Hook {
-            id,
+            meta: Meta {
+                id,
+                message,
+                reported: false,
+            },
             options,
-            message,
             kind,
-            reported: false,
         };
         let list = match opcode {
             Some(op) => {
-                self.hooked[usize::from(op >> 6)] |= 1 << (op & 63);
+                let (word, b) = bit(op);
+                self.hooked[word] |= b;
                 self.by_opcode.entry(op).or_default()
             }
             None => &mut self.every,
@@ -409,19 +436,18 @@ impl Dispatch {
         let mut found = false;
         for list in self.by_opcode.values_mut().chain([&mut self.every]) {
             let before = list.len();
-            list.retain(|h| h.id != id.0);
+            list.retain(|h| h.meta.id != id.0);
             found |= list.len() != before;
         }
-        self.by_opcode.retain(|_, l| !l.is_empty());
-        self.reset_hooked();
+        let hooked = &mut self.hooked;
+        self.by_opcode.retain(|&op, l| {
+            if l.is_empty() {
+                let (word, b) = bit(op);
+                hooked[word] &= !b;
+            }
+            !l.is_empty()
+        });
         found
-    }
-
-    fn reset_hooked(&mut self) {
-        *self.hooked = [0; 1024];
-        for &op in self.by_opcode.keys() {
-            self.hooked[usize::from(op >> 6)] |= 1 << (op & 63);
-        }
     }
 
     /// Sends a fake packet `direction` from outside the hooks: it goes through the hooks as a
@@ -447,8 +473,8 @@ impl Dispatch {
         if let [_, _, a, b, ..] = *packet
             && self.every.is_empty()
         {
-            let op = u16::from_le_bytes([a, b]);
-            if self.hooked[usize::from(op >> 6)] & (1 << (op & 63)) == 0 {
+            let (word, mask) = bit(u16::from_le_bytes([a, b]));
+            if self.hooked[word] & mask == 0 {
                 return Handled::Forward;
             }
         }
@@ -526,7 +552,7 @@ impl Dispatch {
                 (None, None) => break,
                 (Some(_), None) => false,
                 (None, Some(_)) => true,
-                (Some(a), Some(b)) => (b.options.order, b.id) < (a.options.order, a.id),
+                (Some(a), Some(b)) => (b.options.order, b.meta.id) < (a.options.order, a.meta.id),
             };
             let hook = if take_every {
                 j += 1;
@@ -539,7 +565,7 @@ impl Dispatch {
                 continue;
             }
             if hook.options.once {
-                fired_once.push(hook.id);
+                fired_once.push(hook.meta.id);
             }
             let mut cx_sent = Vec::new();
             let action = match &mut hook.kind {
@@ -560,13 +586,7 @@ impl Dispatch {
                         }
                         Ok(a) => a,
                         Err(p) => {
-                            report(
-                                &mut hook.reported,
-                                failures,
-                                hook.id,
-                                hook.message,
-                                panic_text(&p),
-                            );
+                            hook.meta.report(failures, panic_text(&p));
                             Action::Pass
                         }
                     }
@@ -586,13 +606,7 @@ impl Dispatch {
                         match decode(current, options) {
                             Ok(obj) => decoded = Some((type_name, obj)),
                             Err(e) => {
-                                report(
-                                    &mut hook.reported,
-                                    failures,
-                                    hook.id,
-                                    hook.message,
-                                    format!("does not decode: {e}"),
-                                );
+                                hook.meta.report(failures, format!("does not decode: {e}"));
                                 continue;
                             }
                         }
@@ -609,26 +623,14 @@ impl Dispatch {
                                 Action::Modified
                             }
                             Err(e) => {
-                                report(
-                                    &mut hook.reported,
-                                    failures,
-                                    hook.id,
-                                    hook.message,
-                                    format!("does not encode: {e}"),
-                                );
+                                hook.meta.report(failures, format!("does not encode: {e}"));
                                 decoded = None;
                                 Action::Pass
                             }
                         },
                         Ok(a) => a,
                         Err(p) => {
-                            report(
-                                &mut hook.reported,
-                                failures,
-                                hook.id,
-                                hook.message,
-                                panic_text(&p),
-                            );
+                            hook.meta.report(failures, panic_text(&p));
                             // Its half-made changes are dropped: read again from the bytes.
                             decoded = None;
                             Action::Pass
@@ -644,11 +646,12 @@ impl Dispatch {
             }
         }
         if !fired_once.is_empty() {
-            hooks.retain(|h| !fired_once.contains(&h.id));
-            every.retain(|h| !fired_once.contains(&h.id));
+            hooks.retain(|h| !fired_once.contains(&h.meta.id));
+            every.retain(|h| !fired_once.contains(&h.meta.id));
             if hooks.is_empty() {
                 self.by_opcode.remove(&opcode);
-                self.reset_hooked();
+                let (word, b) = bit(opcode);
+                self.hooked[word] &= !b;
             }
         }
         if state.silenced {
@@ -659,23 +662,6 @@ impl Dispatch {
                 _ => Handled::Forward,
             }
         }
-    }
-}
-
-fn report(
-    reported: &mut bool,
-    failures: &mut Vec<HookFailure>,
-    id: u64,
-    message: &str,
-    what: String,
-) {
-    if !*reported {
-        *reported = true;
-        failures.push(HookFailure {
-            hook: HookId(id),
-            message: message.to_string(),
-            what,
-        });
     }
 }
 
