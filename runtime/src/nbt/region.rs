@@ -115,13 +115,8 @@ impl Chunk {
     /// A new chunk for slot (`x`, `z`) of a region (both 0..32), stored with `nbt.compression`
     /// (set it to the scheme wanted; [`Compression::None`] is id 3).
     pub fn new(x: usize, z: usize, nbt: NbtFile, timestamp: u32) -> Result<Chunk> {
-        if x >= 32 || z >= 32 {
-            return Err(NbtError::Region(format!(
-                "chunk ({x}, {z}) is outside a region (0..32)"
-            )));
-        }
         Ok(Chunk {
-            index: x + 32 * z,
+            index: slot_index(x, z)?,
             sector: 0,
             sector_count: 0,
             timestamp,
@@ -549,8 +544,7 @@ impl RegionFile {
         if chunk.nbt.is_none() {
             return Err(unread(index, &chunk.status));
         }
-        chunk.changed = true;
-        Ok(chunk.nbt.as_mut().expect("checked above"))
+        Ok(chunk.nbt_mut().expect("checked above"))
     }
 
     /// Puts `chunk` in its slot, replacing (and returning) the chunk there.
