@@ -5,6 +5,8 @@
 //!
 //! `cargo bench -p def-runtime --bench dispatch` (needs `../shared`, or `WIRE_SHARED_DIR`).
 
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -12,20 +14,6 @@ use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Direction, Dispatch, Handled, HookOptions};
 use def_runtime::tera::framing::{Verdict, packets, relay};
 use def_runtime::tera::protocol::OpcodeMap;
-
-fn stream() -> Vec<u8> {
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into());
-    let text = std::fs::read_to_string(dir.join("tera-vectors/public.jsonl"))
-        .expect("public vectors (set WIRE_SHARED_DIR)");
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        out.extend(hex::decode(v["hex"].as_str().unwrap()).unwrap());
-    }
-    out
-}
 
 /// A map of 50 messages at opcodes 65000.. (leaked: a map is `'static`).
 fn map() -> OpcodeMap {
@@ -44,7 +32,7 @@ fn map() -> OpcodeMap {
 }
 
 fn bench(c: &mut Criterion) {
-    let stream = stream();
+    let stream = common::public_stream();
     assert!(
         packets(&stream).all(|p| p.is_ok_and(|p| u16::from_le_bytes([p[2], p[3]]) < 65000)),
         "the hooked opcodes are not in the stream"

@@ -6,32 +6,15 @@
 //! `cargo bench -p def-runtime --bench framing`. The proxy loop with views is
 //! `cargo bench -p protocol-defs --bench proxy`.
 
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use def_runtime::tera::framing::{Verdict, packets, relay};
 
-fn stream() -> Vec<u8> {
-    let dir = std::env::var_os("WIRE_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared").into());
-    let text = std::fs::read_to_string(dir.join("tera-vectors/public.jsonl"))
-        .expect("public vectors (set WIRE_SHARED_DIR)");
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let hex = v["hex"].as_str().unwrap();
-        out.extend(
-            (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()),
-        );
-    }
-    out
-}
-
 fn bench(c: &mut Criterion) {
-    let small = stream();
+    let small = common::public_stream();
     let big = small.repeat((64 << 20) / small.len() + 1);
     for (name, stream) in [("framing/stream", small), ("framing/stream64m", big)] {
         let mut input = stream.clone();
