@@ -10,7 +10,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
 use super::fields::{Fields, Source, deserialize_struct};
-use super::values::{ANGLE_TO_RADIANS, Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
+use super::values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 
 impl Serialize for Angle {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -221,6 +221,3 @@ impl<'de> Deserialize<'de> for Customize {
         d.deserialize_struct("Customize", &CUSTOMIZE_KEYS, V)
     }
 }
-
-#[allow(dead_code)]
-const _: f64 = ANGLE_TO_RADIANS;
