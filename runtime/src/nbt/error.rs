@@ -272,7 +272,7 @@ pub enum NbtError {
     /// A value set at a tag path ([`Tag::set_path`](super::Tag::set_path)) is not of the type
     /// its place must keep: a list element keeps its list's element type.
     #[error(
-        "tag path `{path}`: a {found} cannot go where a {expected} is (a list keeps one element type)"
+        "tag path `{path}`: the place holds {expected}, the value is {found} (a list keeps one element type)"
     )]
     WrongType {
         /// The place.

@@ -288,7 +288,7 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     }
     assert!(
         e.to_string()
-            .starts_with("tag path `Motion[2]`: a int cannot go where a double is"),
+            .starts_with("tag path `Motion[2]`: the place holds double, the value is int"),
         "{e}"
     );
     assert!(matches!(
