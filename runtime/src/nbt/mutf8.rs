@@ -180,12 +180,14 @@ pub fn to_utf16(bytes: &[u8]) -> Vec<u16> {
     out
 }
 
-/// Decodes MUTF-8 to a `str`, borrowing when the bytes are plain ASCII. `None` if the text is
+/// Decodes MUTF-8 to a `str`, borrowing when the bytes are UTF-8 already. `None` if the text is
 /// not valid Unicode (a lone surrogate) or malformed.
 pub fn to_str(bytes: &[u8]) -> Option<Cow<'_, str>> {
-    if bytes.is_ascii() {
-        // ASCII is identical in MUTF-8 and UTF-8 (a raw 00 byte is NUL in both).
-        return std::str::from_utf8(bytes).ok().map(Cow::Borrowed);
+    // Bytes that are valid UTF-8 mean the same text read as MUTF-8: 1-, 2- and 3-byte forms
+    // are shared (a raw 00 byte is NUL in both; UTF-8 has no `C0 80` and no surrogates), and
+    // the lenient reading decodes a 4-byte form as UTF-8 does.
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return Some(Cow::Borrowed(s));
     }
     if validate(bytes, true).is_err() {
         return None;

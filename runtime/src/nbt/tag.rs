@@ -218,7 +218,16 @@ impl NbtString {
         self.len() == 0
     }
 
-    /// The text, or `None` if it is not valid Unicode.
+    /// The text, borrowed, when the stored bytes are UTF-8 as they are: every string without
+    /// U+0000 or a character beyond U+FFFF (which MUTF-8 writes as `C0 80` and as a surrogate
+    /// pair, both invalid in UTF-8). `None` otherwise; [`to_str`](Self::to_str) decodes those.
+    #[inline]
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(self.as_mutf8()).ok()
+    }
+
+    /// The text, decoded from MUTF-8 (borrowed when the bytes are UTF-8 already), or `None` if
+    /// it is not valid Unicode (a lone surrogate, malformed bytes).
     pub fn to_str(&self) -> Option<Cow<'_, str>> {
         mutf8::to_str(self.as_mutf8())
     }

@@ -6,8 +6,6 @@
 //! section of a chunk is read where it is, not cloned). Numbers are copied into the view (they
 //! are smaller than a reference); everything else is borrowed.
 
-use std::borrow::Cow;
-
 use super::tag::{Compound, List, NbtString, Tag, TagType};
 
 /// A value seen through a shared reference: a whole [`Tag`] or an element of a [`List`].
@@ -128,10 +126,11 @@ impl<'a> TagView<'a> {
         as_long_array => LongArray: &'a [i64],
     );
 
-    /// The text of a `TAG_String` (borrowed when the bytes are plain UTF-8 already); `None` for
-    /// other tags and for strings that are not valid Unicode.
-    pub fn as_str(&self) -> Option<Cow<'a, str>> {
-        self.as_string().and_then(NbtString::to_str)
+    /// The text of a `TAG_String` when its stored bytes are UTF-8 ([`NbtString::as_str`]);
+    /// `None` for other tags and for strings holding U+0000 or characters beyond U+FFFF,
+    /// which `as_string()` and [`NbtString::to_str`] / [`NbtString::to_str_lossy`] decode.
+    pub fn as_str(&self) -> Option<&'a str> {
+        self.as_string().and_then(NbtString::as_str)
     }
 
     /// Any integer tag (byte, short, int, long) widened to `i64`.
@@ -484,7 +483,7 @@ impl Tag {
     }
 
     /// The text of a `TAG_String` (see [`TagView::as_str`]).
-    pub fn as_str(&self) -> Option<Cow<'_, str>> {
+    pub fn as_str(&self) -> Option<&str> {
         self.view().as_str()
     }
 

@@ -309,3 +309,44 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     let got = Json::parse(&dump::root_to_json(back.root().unwrap())).unwrap();
     assert!(got.same_as(&expected));
 }
+
+#[test]
+fn strings_read_as_str_where_stored_as_utf8() {
+    let Some(raw) = sample("fastanvil__unicode.chunk") else {
+        return;
+    };
+    let file = NbtFile::read(&raw, &Default::default()).unwrap();
+    let name = |i: usize| {
+        file.get_path(&format!("Level.TileEntities[{i}].CustomName"))
+            .unwrap()
+    };
+    // Texts from the sample's JSON dump. Japanese is in the Basic Multilingual Plane: the same
+    // bytes in MUTF-8 and UTF-8, so it borrows.
+    let jp = "{\"text\":\"うそ。 日本語は存在しません。\"}";
+    assert_eq!(name(0).as_str(), Some(jp));
+    assert!(std::ptr::eq(
+        name(0).as_str().unwrap(),
+        &*name(0).as_string().unwrap().to_str().unwrap()
+    ));
+    assert_eq!(name(3).as_str(), Some("{\"text\":\"⛏\"}"));
+    // Emoji are stored as surrogate pairs (not UTF-8): `as_str` says so, `to_str` decodes.
+    let devil = name(1);
+    assert_eq!(devil.as_str(), None);
+    assert_eq!(
+        devil.as_string().unwrap().to_str().as_deref(),
+        Some("{\"text\":\"😈😈😈😈\"}")
+    );
+    // U+0000 is `C0 80` in MUTF-8; a byte array is not a string.
+    let t = nbt!({"nul": "a\0b", "arr": (vec![1i8])});
+    assert_eq!(t.get("nul").unwrap().as_str(), None);
+    assert_eq!(
+        t.get("nul")
+            .unwrap()
+            .as_string()
+            .unwrap()
+            .to_str()
+            .as_deref(),
+        Some("a\0b")
+    );
+    assert_eq!(t.get("arr").unwrap().as_str(), None);
+}
