@@ -90,6 +90,9 @@ pub enum Cmd {
         /// Print SNBT instead.
         #[arg(long)]
         snbt: bool,
+        /// Indent the SNBT, one compound entry a line (parses back to the same tree).
+        #[arg(long, requires = "snbt")]
+        pretty: bool,
         #[command(flatten)]
         flavour: Flavour,
         /// Read roots until the end of the data instead of one.
@@ -131,12 +134,20 @@ pub fn run(cmd: Cmd) -> ExitCode {
         Cmd::Dump {
             json: _,
             snbt,
+            pretty,
             flavour,
             all_roots,
             lenient_utf8,
             meta,
             file,
-        } => dump_cmd(&file, snbt, &flavour, all_roots, lenient_utf8, meta),
+        } => {
+            let snbt = snbt.then_some(if pretty {
+                SnbtForm::Pretty
+            } else {
+                SnbtForm::Compact
+            });
+            dump_cmd(&file, snbt, &flavour, all_roots, lenient_utf8, meta)
+        }
         Cmd::Encode {
             snbt,
             flavour,
@@ -198,9 +209,29 @@ fn emit(text: &str) -> Result<(), String> {
         .map_err(|e| format!("stdout: {e}"))
 }
 
+/// How `dump` prints SNBT.
+#[derive(Clone, Copy)]
+enum SnbtForm {
+    Compact,
+    Pretty,
+}
+
+impl SnbtForm {
+    fn print(
+        self,
+        tag: &def_runtime::nbt::Tag,
+        dialect: snbt::Dialect,
+    ) -> Result<String, NbtError> {
+        match self {
+            SnbtForm::Compact => snbt::to_snbt_in(tag, dialect),
+            SnbtForm::Pretty => snbt::to_snbt_pretty(tag, dialect),
+        }
+    }
+}
+
 fn dump_cmd(
     path: &Path,
-    as_snbt: bool,
+    as_snbt: Option<SnbtForm>,
     flavour: &Flavour,
     all_roots: bool,
     lenient: bool,
@@ -215,14 +246,14 @@ fn dump_cmd(
         // FIFO or device and checks each external file before reading it.
         let r = region::RegionFile::open_with(path, &opts, region::DEFAULT_REGION_BUDGET)
             .map_err(|e| format!("{name}: {e}"))?;
-        if as_snbt {
+        if let Some(form) = as_snbt {
             for ch in &r.chunks {
                 match ch.nbt() {
                     Some(f) => emit(&format!(
                         "// chunk ({}, {})\n{}",
                         ch.x(),
                         ch.z(),
-                        snbt::to_snbt_in(&f.roots[0].tag, dialect)
+                        form.print(&f.roots[0].tag, dialect)
                             .map_err(|e| format!("{name}: {e}"))?
                     ))?,
                     None => eprintln!(
@@ -251,9 +282,13 @@ fn dump_cmd(
             f.trailing, f.consumed
         );
     }
-    if as_snbt {
+    if let Some(form) = as_snbt {
         for r in &f.roots {
-            emit(&snbt::to_snbt_in(&r.tag, dialect).map_err(|e| format!("{name}: {e}"))?)?;
+            emit(
+                &form
+                    .print(&r.tag, dialect)
+                    .map_err(|e| format!("{name}: {e}"))?,
+            )?;
         }
         return Ok(());
     }

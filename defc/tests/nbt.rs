@@ -167,3 +167,29 @@ fn encode_writes_the_largest_values_that_fit_exactly() {
         small_nbt().as_slice()
     );
 }
+
+#[test]
+fn dump_pretty_snbt_indents_and_encodes_back() {
+    let dir = TempDir::new("pretty");
+    let file = dir.0.join("small.nbt");
+    std::fs::write(&file, small_nbt()).unwrap();
+    let f = file.to_str().unwrap();
+    let out = defc(&["nbt", "dump", "--snbt", "--pretty", f], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, "{\n    Status: \"full\"\n}\n");
+    // The text reads back to the same bytes.
+    let back = defc(&["nbt", "encode", "--snbt", "-"], text.as_bytes());
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    assert_eq!(back.stdout, small_nbt());
+    // `--pretty` is about SNBT.
+    assert!(!defc(&["nbt", "dump", "--pretty", f], b"").status.success());
+}

@@ -67,11 +67,7 @@ pub enum Dialect {
 
 /// Prints a tag as compact classic SNBT.
 pub fn to_snbt(tag: &Tag) -> String {
-    let mut p = Printer {
-        out: String::new(),
-        dialect: Dialect::Classic,
-        nan: false,
-    };
+    let mut p = Printer::new(Dialect::Classic, false);
     p.tag(tag.view());
     p.out
 }
@@ -82,18 +78,17 @@ pub fn to_snbt(tag: &Tag) -> String {
 /// reads an overflowing literal as one), and NaN, which has no form at all, is refused
 /// ([`NbtError::Unwritable`]). [`Dialect::Classic`] gives [`to_snbt`]'s text.
 pub fn to_snbt_in(tag: &Tag, dialect: Dialect) -> Result<String> {
-    let mut p = Printer {
-        out: String::new(),
-        dialect,
-        nan: false,
-    };
-    p.tag(tag.view());
-    if p.nan {
-        return Err(NbtError::unwritable(
-            "NaN has no form in the SNBT of Minecraft 1.21.5+",
-        ));
-    }
-    Ok(p.out)
+    Printer::new(dialect, false).finish(tag)
+}
+
+/// Prints a tag as indented SNBT of `dialect`, one compound entry per line, for people to read:
+/// four spaces per level, `key: value`, lists of lists, compounds or arrays one element per
+/// line, other lists and arrays on one line (`[1.0d, 64.0d, 2.5d]`, `[I; 1, 2]`), empty ones
+/// `{}` / `[]`. Values, keys and escapes are [`to_snbt_in`]'s, so the text parses back
+/// ([`parse_in`]) to the same tree as the compact form, with the same error for NaN in
+/// [`Dialect::Modern`]; only whitespace outside strings differs.
+pub fn to_snbt_pretty(tag: &Tag, dialect: Dialect) -> Result<String> {
+    Printer::new(dialect, true).finish(tag)
 }
 
 fn bare_ok(b: &[u8]) -> bool {
@@ -106,6 +101,48 @@ struct Printer {
     out: String,
     dialect: Dialect,
     nan: bool,
+    /// Indented output ([`to_snbt_pretty`]).
+    pretty: bool,
+    /// Nesting level of what is being printed.
+    depth: usize,
+}
+
+/// One level of [`to_snbt_pretty`]'s indentation.
+const INDENT: &str = "    ";
+
+impl Printer {
+    fn new(dialect: Dialect, pretty: bool) -> Printer {
+        Printer {
+            out: String::new(),
+            dialect,
+            nan: false,
+            pretty,
+            depth: 0,
+        }
+    }
+
+    fn finish(mut self, tag: &Tag) -> Result<String> {
+        self.tag(tag.view());
+        if self.nan {
+            return Err(NbtError::unwritable(
+                "NaN has no form in the SNBT of Minecraft 1.21.5+",
+            ));
+        }
+        Ok(self.out)
+    }
+
+    /// Between two elements: `,`, and in pretty output a space, or a new line indented to
+    /// `depth` when `lines`.
+    fn sep(&mut self, lines: bool) {
+        if lines {
+            self.out.push('\n');
+            for _ in 0..self.depth {
+                self.out.push_str(INDENT);
+            }
+        } else if self.pretty {
+            self.out.push(' ');
+        }
+    }
 }
 
 impl Printer {
@@ -184,10 +221,44 @@ impl Printer {
         for (i, x) in v.iter().enumerate() {
             if i > 0 {
                 self.out.push(',');
+                self.sep(false);
+            } else if self.pretty {
+                self.out.push(' ');
             }
             f(&mut self.out, *x);
         }
         self.out.push(']');
+    }
+
+    /// A list or compound of `n` elements between `open` and `close`, each printed by `item`,
+    /// one a line in pretty output when `lines`.
+    fn container(
+        &mut self,
+        open: char,
+        close: char,
+        n: usize,
+        lines: bool,
+        mut item: impl FnMut(&mut Printer, usize),
+    ) {
+        let lines = lines && self.pretty && n > 0;
+        self.out.push(open);
+        self.depth += 1;
+        super::guard(self.depth, || {
+            for i in 0..n {
+                if i > 0 {
+                    self.out.push(',');
+                    self.sep(lines);
+                } else if lines {
+                    self.sep(true);
+                }
+                item(self, i);
+            }
+        });
+        self.depth -= 1;
+        if lines {
+            self.sep(true);
+        }
+        self.out.push(close);
     }
 
     fn tag(&mut self, tag: TagView<'_>) {
@@ -216,28 +287,31 @@ impl Printer {
                 let _ = write!(o, "{x}L");
             }),
             TagView::String(s) => self.quoted(s),
-            TagView::List(l) => super::guard(0, || {
-                self.out.push('[');
-                for (i, t) in l.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
+            TagView::List(l) => {
+                let lines = matches!(
+                    l,
+                    List::List(_)
+                        | List::Compound(_)
+                        | List::ByteArray(_)
+                        | List::IntArray(_)
+                        | List::LongArray(_)
+                );
+                self.container('[', ']', l.len(), lines, |p, i| {
+                    p.tag(l.get(i).expect("index below the length"))
+                });
+            }
+            TagView::Compound(c) => {
+                let entries = c.entries();
+                self.container('{', '}', entries.len(), true, |p, i| {
+                    let (k, v) = &entries[i];
+                    p.key(k);
+                    p.out.push(':');
+                    if p.pretty {
+                        p.out.push(' ');
                     }
-                    self.tag(t);
-                }
-                self.out.push(']');
-            }),
-            TagView::Compound(c) => super::guard(0, || {
-                self.out.push('{');
-                for (i, (k, v)) in c.entries().iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    self.key(k);
-                    self.out.push(':');
-                    self.tag(v.view());
-                }
-                self.out.push('}');
-            }),
+                    p.tag(v.view());
+                });
+            }
         }
     }
 }

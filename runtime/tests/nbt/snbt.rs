@@ -296,3 +296,183 @@ fn hostile_text_fails_cleanly() {
     let (_, msg) = modern_err(&format!("\"\\N{{{}}}\"", "A".repeat(10_000)));
     assert!(msg.contains("character name"), "{msg}");
 }
+
+#[test]
+fn pretty_printing_indents_by_hand_written_examples() {
+    let t = nbt!({
+        "name": "Steve",
+        "Pos": [1.5f64, 64.0f64],
+        "inv": [{"id": "minecraft:stone", "n": 3i8}, {}],
+        "grid": [[1i32, 2i32], []],
+        "arrs": (vec![1i32, -2i32]),
+        "none": [],
+        "1st": "tab\tend",
+    });
+    let classic = "{
+    name: \"Steve\",
+    Pos: [1.5d, 64.0d],
+    inv: [
+        {
+            id: \"minecraft:stone\",
+            n: 3b
+        },
+        {}
+    ],
+    grid: [
+        [1, 2],
+        []
+    ],
+    arrs: [I; 1, -2],
+    none: [],
+    1st: \"tab\\u0009end\"
+}";
+    assert_eq!(snbt::to_snbt_pretty(&t, Dialect::Classic).unwrap(), classic);
+    // The 1.21.5 dialect: a key that starts like a number is quoted, controls take short escapes.
+    let modern_text = classic.replace("1st: \"tab\\u0009end\"", "\"1st\": \"tab\\tend\"");
+    assert_eq!(
+        snbt::to_snbt_pretty(&t, Dialect::Modern).unwrap(),
+        modern_text
+    );
+    assert_eq!(
+        snbt::to_snbt_pretty(&nbt!({}), Dialect::Classic).unwrap(),
+        "{}"
+    );
+    assert_eq!(
+        snbt::to_snbt_pretty(&Tag::Int(7), Dialect::Classic).unwrap(),
+        "7"
+    );
+    // Keys and strings go through the same escaping as the compact form: no raw control,
+    // format or bidirectional character reaches a terminal.
+    let hostile = nbt!({"\u{1b}[2J\u{202e}": "\u{7}\r"});
+    for d in [Dialect::Classic, Dialect::Modern] {
+        let text = snbt::to_snbt_pretty(&hostile, d).unwrap();
+        assert!(
+            !text.chars().any(|c| def_text::is_hidden(c) && c != '\n'),
+            "{text:?}"
+        );
+        assert_eq!(snbt::parse_in(&text, d).unwrap(), hostile);
+    }
+    assert!(matches!(
+        snbt::to_snbt_pretty(&nbt!({"x": [(f32::NAN)]}), Dialect::Modern),
+        Err(NbtError::Unwritable { .. })
+    ));
+}
+
+/// `tag` with every empty list untyped: SNBT cannot write an empty list's element type.
+fn untype_empty_lists(tag: &mut Tag) {
+    fn list(l: &mut List) {
+        if l.is_empty() {
+            *l = List::End;
+            return;
+        }
+        match l {
+            List::List(v) => v.iter_mut().for_each(list),
+            List::Compound(v) => v.iter_mut().for_each(compound),
+            _ => {}
+        }
+    }
+    fn compound(c: &mut Compound) {
+        for (_, v) in c.entries_mut() {
+            untype_empty_lists(v);
+        }
+    }
+    match tag {
+        Tag::List(l) => list(l),
+        Tag::Compound(c) => compound(c),
+        _ => {}
+    }
+}
+
+/// `text` without the whitespace outside quoted strings.
+fn squeeze(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote = None;
+    let mut escaped = false;
+    for c in text.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+                out.push(c);
+            }
+            None if c.is_ascii_whitespace() => {}
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn pretty_snbt_of_every_sample_parses_back_to_its_tree() {
+    use def_runtime::nbt::dump::{self, Json};
+    use def_runtime::nbt::region;
+    let Some(dir) = support::shared("nbt-samples") else {
+        return;
+    };
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut trees = 0;
+    for name in &names {
+        // The trees come from the independent dumps, not from our binary reader.
+        let j = Json::parse(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+        let meta = j.get("meta").unwrap();
+        if meta.get("result").and_then(Json::as_str).as_deref() != Some("ok") {
+            continue;
+        }
+        let roots: Vec<Tag> =
+            if meta.get("kind").and_then(Json::as_str).as_deref() == Some("region") {
+                region::from_json(&j)
+                    .unwrap()
+                    .chunks
+                    .iter()
+                    .map(|c| c.nbt().unwrap().roots[0].tag.clone())
+                    .collect()
+            } else {
+                dump::roots_from_json(&j)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"))
+                    .into_iter()
+                    .map(|r| r.tag)
+                    .collect()
+            };
+        for tag in roots {
+            let mut want = tag.clone();
+            untype_empty_lists(&mut want);
+            for d in [Dialect::Classic, Dialect::Modern] {
+                let text = match snbt::to_snbt_pretty(&tag, d) {
+                    Ok(t) => t,
+                    Err(NbtError::Unwritable { .. }) if d == Dialect::Modern => continue,
+                    Err(e) => panic!("{name}: {e}"),
+                };
+                let mut back =
+                    snbt::parse_in(&text, d).unwrap_or_else(|e| panic!("{name} {d:?}: {e}"));
+                untype_empty_lists(&mut back);
+                assert!(
+                    back == want,
+                    "{name} {d:?}: the pretty text reads back differently"
+                );
+                // Only whitespace outside strings differs from the compact form.
+                assert_eq!(
+                    squeeze(&text),
+                    snbt::to_snbt_in(&tag, d).unwrap(),
+                    "{name} {d:?}"
+                );
+            }
+            trees += 1;
+        }
+    }
+    assert!(trees > 6000, "{trees} trees checked");
+}
