@@ -29,8 +29,16 @@
 //! whose bytes were not there to read (outside the file, bad length, external file missing) is
 //! refused with [`NbtError::RegionChunk`] rather than dropped: remove it from
 //! [`RegionFile::chunks`] to drop it on purpose.
+//!
+//! Whole worlds (feature `nbt-world`): [`scan_world`] reads every region file of a world folder
+//! in parallel, chunk by chunk, within one memory budget, and hands each chunk to the caller.
 
 use std::path::Path;
+
+#[cfg(feature = "nbt-world")]
+mod world;
+#[cfg(feature = "nbt-world")]
+pub use world::{ScanOptions, WorldScan, scan_world};
 
 use super::compress::Compression;
 use super::dump;
@@ -831,7 +839,7 @@ mod fsx {
         o
     }
 
-    fn kind(m: &Metadata) -> &'static str {
+    pub(super) fn kind(m: &Metadata) -> &'static str {
         let t = m.file_type();
         if t.is_symlink() {
             "a symbolic link"
@@ -913,6 +921,24 @@ mod fsx {
             ));
         }
         read_bounded(f, now.len(), limit, read).map_err(other)
+    }
+
+    /// The file at `path` opened for reading, and its length, if it is a regular file there
+    /// (not a symbolic link, FIFO, socket or device).
+    #[cfg_attr(not(feature = "nbt-world"), allow(dead_code))]
+    pub(super) fn open_regular(path: &Path) -> Result<(File, u64)> {
+        let f = options(false).read(true).open(path).map_err(|e| {
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                NbtError::Region("a symbolic link; not followed".into())
+            } else {
+                e.into()
+            }
+        })?;
+        let m = f.metadata()?;
+        if !m.file_type().is_file() {
+            return Err(NbtError::Region(kind(&m).to_string()));
+        }
+        Ok((f, m.len()))
     }
 
     /// The file at `path` (a symbolic link is followed: the path is the caller's), if it is a

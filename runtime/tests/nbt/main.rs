@@ -13,3 +13,4 @@ mod region;
 mod samples;
 mod serde;
 mod snbt;
+mod world;

@@ -1,0 +1,531 @@
+//! Whole worlds (feature `nbt-world`): every region file of a world folder read in parallel with
+//! rayon, each chunk decoded (or only its header read) and handed to the caller, within one
+//! memory budget, a chunk that cannot be read reported without stopping the scan.
+//!
+//! The work is split by chunk, not by file, so two threads share even a world of one region
+//! file. A chunk's sectors are read with one positioned read (`pread`) into a buffer of its own;
+//! nothing outlives the caller's visit of the chunk, so memory is bounded by what the threads
+//! hold at once: the budget is divided between them, and each chunk (its stored bytes, external
+//! file, inflated bytes and tree estimate, as [`RegionFile::parse_with_budget`] counts them) is
+//! read within its thread's share.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::{
+    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, be32, compression_of, coords_from_name, fsx,
+    unread,
+};
+use crate::nbt::error::{NbtError, Result};
+use crate::nbt::file::{FileOptions, NbtFile};
+
+/// The folders of a world that hold region files, under the world folder and under each
+/// dimension folder (`DIM-1`, `DIM1`, `dimensions/<namespace>/<name>`).
+const KINDS: [&str; 3] = ["region", "entities", "poi"];
+
+/// How many problems [`WorldScan::errors`] keeps (all are counted).
+const KEPT_ERRORS: usize = 1000;
+
+/// Options of [`scan_world`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ScanOptions {
+    /// How each chunk is decoded (edition, root form, limits); the compression is the chunk's.
+    pub file: FileOptions,
+    /// Read only each region's tables and each chunk's 5-byte header, nothing decompressed or
+    /// decoded: [`Chunk::nbt`] is `None`, the status is [`ChunkStatus::Ok`] when the header
+    /// fits the sectors and names a known scheme, and external chunks ([`ChunkStatus::External`])
+    /// are not opened.
+    pub headers_only: bool,
+    /// Memory of the whole scan in bytes ([`DEFAULT_REGION_BUDGET`] by default): the list of
+    /// region files may take a quarter, and the rest is divided between the threads; each
+    /// chunk is read within its thread's share, counted as in
+    /// [`RegionFile::parse_with_budget`](super::RegionFile::parse_with_budget), and is
+    /// [`ChunkStatus::Invalid`] when it does not fit.
+    pub budget: usize,
+    /// Threads: 0 runs on the current rayon pool (the global one: a thread per core), another
+    /// number on a pool of its own of that many threads.
+    pub threads: usize,
+}
+
+impl Default for ScanOptions {
+    fn default() -> ScanOptions {
+        ScanOptions {
+            file: FileOptions::default(),
+            headers_only: false,
+            budget: DEFAULT_REGION_BUDGET,
+            threads: 0,
+        }
+    }
+}
+
+/// What [`scan_world`] found.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct WorldScan {
+    /// Region files found (read or not).
+    pub files: usize,
+    /// Used chunk slots seen, read or not.
+    pub chunks: usize,
+    /// Chunks read fine ([`ChunkStatus::Ok`]).
+    pub ok: usize,
+    /// Problems found, all of them counted here; at most the first 1 000 are in `errors`.
+    pub error_count: usize,
+    /// Problems, sorted by file and slot: the file (relative to the world folder) and the
+    /// error, [`NbtError::RegionChunk`] with the slot for a chunk that was not read, another
+    /// error for a file or folder that could not be read at all.
+    pub errors: Vec<(PathBuf, NbtError)>,
+}
+
+/// Reads every region file (`r.X.Z.mca`, `.mcr`) of the world folder `dir`, in `region/`,
+/// `entities/` and `poi/` of the world and of each dimension (`DIM-1`, `DIM1`,
+/// `dimensions/<namespace>/<name>`), in parallel, and calls `visit` with each used chunk slot
+/// (the region file's path relative to `dir`, and the chunk, decoded when its status is
+/// [`ChunkStatus::Ok`] and `headers_only` is off) on the thread that read it, in no set
+/// order. A chunk that cannot be read is visited with its status, and counted and reported in
+/// [`WorldScan::errors`]; so is a file that cannot be read, and the scan goes on. The chunk's
+/// stored bytes are not kept ([`Chunk::payload`] is empty).
+///
+/// The world folder is untrusted below `dir`: symbolic links, FIFOs, sockets and devices in it
+/// are reported, not followed or opened; an external chunk `c.X.Z.mcc` is read only as
+/// [`RegionFile::open`](super::RegionFile::open) reads one. A slot whose reserved sectors
+/// overlap those of a slot with a smaller index is [`ChunkStatus::Invalid`], so no sector is
+/// decoded twice. The error is for `dir` itself (not a folder, or not readable), or a thread
+/// pool that could not be started.
+pub fn scan_world<F>(dir: &Path, opts: &ScanOptions, visit: F) -> Result<WorldScan>
+where
+    F: Fn(&Path, &Chunk) + Sync,
+{
+    let run = || scan(dir, opts, &visit);
+    if opts.threads == 0 {
+        return run();
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(std::io::Error::other)?
+        .install(run)
+}
+
+/// What the threads add up.
+struct Tally {
+    chunks: AtomicUsize,
+    ok: AtomicUsize,
+    error_count: AtomicUsize,
+    errors: Mutex<Vec<(PathBuf, NbtError)>>,
+}
+
+impl Tally {
+    fn error(&self, file: &Path, e: NbtError) {
+        self.error_count.fetch_add(1, Ordering::Relaxed);
+        let mut kept = self.errors.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.len() < KEPT_ERRORS {
+            kept.push((file.to_path_buf(), e));
+        }
+    }
+}
+
+fn scan(
+    dir: &Path,
+    opts: &ScanOptions,
+    visit: &(dyn Fn(&Path, &Chunk) + Sync),
+) -> Result<WorldScan> {
+    let meta = std::fs::metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(NbtError::Region(format!("{}: not a folder", dir.display())));
+    }
+    let tally = Tally {
+        chunks: AtomicUsize::new(0),
+        ok: AtomicUsize::new(0),
+        error_count: AtomicUsize::new(0),
+        errors: Mutex::new(Vec::new()),
+    };
+    let mut listing = Listing {
+        files: Vec::new(),
+        left: opts.budget / 4,
+    };
+    for root in dimension_folders(dir, &tally) {
+        for kind in KINDS {
+            listing.region_files(dir, &root.join(kind), &tally);
+        }
+    }
+    let files = listing.files;
+    let spent = opts.budget / 4 - listing.left;
+    let share = (opts.budget - spent) / rayon::current_num_threads().max(1);
+    files.par_iter().for_each(|rel| {
+        if let Err(e) = scan_file(dir, rel, opts, share, &tally, visit) {
+            tally.error(rel, e);
+        }
+    });
+    let mut errors = tally.errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    errors.sort_by(|a, b| (&a.0, slot_of(&a.1)).cmp(&(&b.0, slot_of(&b.1))));
+    Ok(WorldScan {
+        files: files.len(),
+        chunks: tally.chunks.into_inner(),
+        ok: tally.ok.into_inner(),
+        error_count: tally.error_count.into_inner(),
+        errors,
+    })
+}
+
+fn slot_of(e: &NbtError) -> usize {
+    match e {
+        NbtError::RegionChunk { index, .. } => *index,
+        _ => 0,
+    }
+}
+
+/// The world folder and its dimension folders that exist, relative to `dir`.
+fn dimension_folders(dir: &Path, tally: &Tally) -> Vec<PathBuf> {
+    let mut roots = vec![PathBuf::new()];
+    for d in ["DIM-1", "DIM1"] {
+        if is_folder(dir, Path::new(d), tally) {
+            roots.push(PathBuf::from(d));
+        }
+    }
+    let dims = Path::new("dimensions");
+    if is_folder(dir, dims, tally) {
+        for ns in sorted_folders(dir, dims, tally) {
+            roots.extend(sorted_folders(dir, &ns, tally));
+        }
+    }
+    roots
+}
+
+/// Whether `dir/rel` is a folder (not a link to one); anything else there is reported.
+fn is_folder(dir: &Path, rel: &Path, tally: &Tally) -> bool {
+    match std::fs::symlink_metadata(dir.join(rel)) {
+        Ok(m) if m.is_dir() => true,
+        Ok(m) => {
+            tally.error(rel, not_followed(&m));
+            false
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => {
+            tally.error(rel, e.into());
+            false
+        }
+    }
+}
+
+fn not_followed(m: &std::fs::Metadata) -> NbtError {
+    NbtError::Region(format!(
+        "{}; a world's folders and region files are read only when they are real folders and \
+         regular files",
+        fsx::kind(m)
+    ))
+}
+
+/// The folders in `dir/rel`, relative to `dir`, sorted.
+fn sorted_folders(dir: &Path, rel: &Path, tally: &Tally) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    match std::fs::read_dir(dir.join(rel)) {
+        Ok(entries) => {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    out.push(rel.join(e.file_name()));
+                }
+            }
+        }
+        Err(e) => tally.error(rel, e.into()),
+    }
+    out.sort();
+    out
+}
+
+/// The region files found so far and what the budget for listing them has left.
+struct Listing {
+    files: Vec<PathBuf>,
+    left: usize,
+}
+
+impl Listing {
+    /// Adds the region files of `dir/rel` (if it is a folder), sorted.
+    fn region_files(&mut self, dir: &Path, rel: &Path, tally: &Tally) {
+        if !is_folder(dir, rel, tally) {
+            return;
+        }
+        let entries = match std::fs::read_dir(dir.join(rel)) {
+            Ok(e) => e,
+            Err(e) => return tally.error(rel, e.into()),
+        };
+        let first = self.files.len();
+        for e in entries.flatten() {
+            let name = e.file_name();
+            if name.to_str().and_then(coords_from_name).is_none() {
+                continue;
+            }
+            let path = rel.join(&name);
+            match e.file_type() {
+                Ok(t) if t.is_file() => {}
+                Ok(_) => {
+                    if let Ok(m) = std::fs::symlink_metadata(dir.join(&path)) {
+                        tally.error(&path, not_followed(&m));
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    tally.error(&path, e.into());
+                    continue;
+                }
+            }
+            let cost = path.as_os_str().len() + std::mem::size_of::<PathBuf>();
+            if cost > self.left {
+                tally.error(
+                    rel,
+                    NbtError::Region(format!(
+                        "more region files than the scan's budget can list; {path:?} and the \
+                         rest of the folder are not read"
+                    )),
+                );
+                break;
+            }
+            self.left -= cost;
+            self.files.push(path);
+        }
+        self.files[first..].sort();
+    }
+}
+
+/// One used slot of a region file, from its tables.
+struct Slot {
+    index: usize,
+    sector: u32,
+    count: u8,
+    timestamp: u32,
+    /// Why it is not read, when its tables say so already.
+    status: Option<ChunkStatus>,
+}
+
+/// An open region file of a scan.
+struct Region<'a> {
+    file: File,
+    /// Its path (for platforms without positioned reads).
+    path: PathBuf,
+    /// Its length when opened.
+    len: u64,
+    /// Its folder, where its external chunks are.
+    folder: &'a Path,
+    /// Region coordinates (from the name).
+    pos: (i32, i32),
+}
+
+fn scan_file(
+    dir: &Path,
+    rel: &Path,
+    opts: &ScanOptions,
+    share: usize,
+    tally: &Tally,
+    visit: &(dyn Fn(&Path, &Chunk) + Sync),
+) -> Result<()> {
+    let path = dir.join(rel);
+    let (file, len) = fsx::open_regular(&path)?;
+    if len < 2 * SECTOR as u64 {
+        return Err(NbtError::Region(format!(
+            "{len} bytes is shorter than the 8 KiB header"
+        )));
+    }
+    let mut tables = vec![0u8; 2 * SECTOR];
+    read_at(&file, &path, &mut tables, 0)?;
+    let slots = slots(&tables, len);
+    let name = rel.file_name().and_then(|n| n.to_str());
+    let region = Region {
+        file,
+        folder: path.parent().unwrap_or(dir),
+        path: path.clone(),
+        len,
+        pos: name.and_then(coords_from_name).unwrap_or((0, 0)),
+    };
+    slots.par_iter().for_each(|slot| {
+        let ch = region.chunk(slot, opts, share);
+        tally.chunks.fetch_add(1, Ordering::Relaxed);
+        let ok = ch.status == ChunkStatus::Ok;
+        let expected = opts.headers_only && ch.status == ChunkStatus::External;
+        if ok || expected {
+            tally.ok.fetch_add(ok as usize, Ordering::Relaxed);
+        } else {
+            tally.error(rel, unread(ch.index, &ch.status));
+        }
+        visit(rel, &ch);
+    });
+    Ok(())
+}
+
+/// The used slots of a region file of `len` bytes whose tables are `tables`; a slot outside the
+/// file, or whose reserved sectors overlap those of a slot with a smaller index, has its status.
+fn slots(tables: &[u8], len: u64) -> Vec<Slot> {
+    let file_sectors = len.div_ceil(SECTOR as u64);
+    // Reservations of the slots read so far: first sector → (end, slot); disjoint.
+    let mut taken: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for index in 0..1024 {
+        let loc = be32(tables, 4 * index);
+        if loc == 0 {
+            continue;
+        }
+        let sector = loc >> 8;
+        let count = (loc & 0xFF) as u8;
+        let mut slot = Slot {
+            index,
+            sector,
+            count,
+            timestamp: be32(tables, SECTOR + 4 * index),
+            status: None,
+        };
+        let (start, end) = (
+            sector as u64,
+            (sector as u64 + count as u64).min(file_sectors),
+        );
+        if sector < 2 || start >= end {
+            slot.status = Some(ChunkStatus::OutOfFile);
+        } else {
+            let before = taken
+                .range(..=start)
+                .next_back()
+                .filter(|(_, (e, _))| *e > start);
+            let after = taken.range(start..end).next();
+            if let Some((_, &(_, other))) = before.or(after) {
+                slot.status = Some(ChunkStatus::Invalid(format!(
+                    "its sectors overlap those of slot {other} (x {}, z {}); a slot's data is \
+                     read once",
+                    other % 32,
+                    other / 32
+                )));
+            } else {
+                taken.insert(start, (end, index));
+            }
+        }
+        out.push(slot);
+    }
+    out
+}
+
+impl Region<'_> {
+    /// Reads and decodes one slot within `share` bytes of memory.
+    fn chunk(&self, slot: &Slot, opts: &ScanOptions, share: usize) -> Chunk {
+        let mut ch = Chunk {
+            index: slot.index,
+            sector: slot.sector,
+            sector_count: slot.count,
+            timestamp: slot.timestamp,
+            length: 0,
+            compression_id: 0,
+            status: ChunkStatus::Ok,
+            payload: Vec::new(),
+            nbt: None,
+            changed: false,
+        };
+        ch.status = match &slot.status {
+            Some(s) => s.clone(),
+            None => self
+                .read(&mut ch, opts, share)
+                .unwrap_or_else(ChunkStatus::Invalid),
+        };
+        ch
+    }
+
+    /// Fills in `ch` from its sectors: the status it ends with, or why it could not be read.
+    fn read(
+        &self,
+        ch: &mut Chunk,
+        opts: &ScanOptions,
+        share: usize,
+    ) -> std::result::Result<ChunkStatus, String> {
+        let reserved = ch.sector_count as usize * SECTOR;
+        let start = ch.sector as u64 * SECTOR as u64;
+        let avail = self.len.saturating_sub(start).min(reserved as u64) as usize;
+        if avail < 5 {
+            return Ok(ChunkStatus::OutOfFile);
+        }
+        if avail > share {
+            return Err(format!(
+                "its {avail} bytes of sectors are more than a thread's share of the scan's \
+                 budget ({share} bytes)"
+            ));
+        }
+        // The whole chunk in one read (its header only, when that is all that is asked).
+        let mut sectors = vec![0u8; if opts.headers_only { 5 } else { avail }];
+        read_at(&self.file, &self.path, &mut sectors, start)
+            .map_err(|e| format!("read failed: {e}"))?;
+        ch.length = be32(&sectors, 0);
+        ch.compression_id = sectors[4];
+        let n = ch.length as usize;
+        if n == 0 || n - 1 > reserved - 5 {
+            return Ok(ChunkStatus::BadLength);
+        } else if n + 4 > avail {
+            return Ok(ChunkStatus::OutOfFile);
+        }
+        let Some(c) = compression_of(ch.compression_id & 0x7F) else {
+            return Ok(ChunkStatus::UnknownCompression);
+        };
+        if opts.headers_only {
+            return Ok(if ch.is_external() {
+                ChunkStatus::External
+            } else {
+                ChunkStatus::Ok
+            });
+        }
+        let mut used = sectors.len();
+        let external;
+        let stored: &[u8] = if ch.is_external() {
+            let (cx, cz) = (
+                self.pos.0 as i64 * 32 + ch.x() as i64,
+                self.pos.1 as i64 * 32 + ch.z() as i64,
+            );
+            let name = format!("c.{cx}.{cz}.mcc");
+            let left = share.saturating_sub(used);
+            external = match fsx::read_in_folder(self.folder, &name, left, &mut used) {
+                Ok(bytes) => bytes,
+                Err(fsx::Refusal::Missing) => return Ok(ChunkStatus::External),
+                Err(fsx::Refusal::Other(why)) => {
+                    return Err(format!("external chunk file {name}: {why}"));
+                }
+            };
+            &external
+        } else {
+            &sectors[5..n + 4]
+        };
+        let mut o = opts.file.clone();
+        o.compression = Some(c);
+        let f = NbtFile::read_counted(stored, &o, &mut used, share).map_err(|e| e.to_string())?;
+        ch.nbt = Some(f);
+        Ok(ChunkStatus::Ok)
+    }
+}
+
+/// Fills `buf` from `file` at byte `at`, without moving a cursor other threads share.
+fn read_at(file: &File, path: &Path, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        let _ = path;
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+    }
+    #[cfg(windows)]
+    {
+        let _ = path;
+        let mut done = 0;
+        while done < buf.len() {
+            let n =
+                std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], at + done as u64)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += n;
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        // No positioned reads: a handle of its own.
+        use std::io::{Read, Seek};
+        let _ = file;
+        let (mut f, _) = fsx::open_regular(path).map_err(std::io::Error::other)?;
+        f.seek(std::io::SeekFrom::Start(at))?;
+        f.read_exact(buf)
+    }
+}
