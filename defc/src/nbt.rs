@@ -5,9 +5,11 @@
 //! whether to read several roots. The JSON is the sample set's dump form, so
 //! `defc nbt dump f | defc nbt encode -` gives `f` back (decompressed unless `--compression`).
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
@@ -126,6 +128,19 @@ pub enum Cmd {
         /// The JSON or SNBT file, or `-` for standard input.
         file: PathBuf,
     },
+    /// Read every region file of a world folder (region/, entities/, poi/ of the world and of
+    /// each dimension) in parallel and print a summary: chunks, compression schemes, data
+    /// versions and every chunk or file that could not be read. Exits with 1 when there was one.
+    World {
+        /// Read only the region tables and chunk headers (no decompression; no data versions).
+        #[arg(long)]
+        headers_only: bool,
+        /// Threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// The world folder (the one holding level.dat).
+        dir: PathBuf,
+    },
 }
 
 /// Runs one `defc nbt` subcommand.
@@ -162,6 +177,15 @@ pub fn run(cmd: Cmd) -> ExitCode {
             };
             encode_cmd(&file, snbt, &flavour, &out, output.as_deref())
         }
+        Cmd::World {
+            headers_only,
+            threads,
+            dir,
+        } => match world_cmd(&dir, headers_only, threads) {
+            Ok(true) => Ok(()),
+            Ok(false) => return ExitCode::FAILURE,
+            Err(e) => Err(e),
+        },
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -396,4 +420,86 @@ fn write_roots(
         stream_complete: true,
     };
     file.to_bytes()
+}
+
+/// What `world` counts from the chunks, filled in by the scan's threads.
+#[derive(Default)]
+struct WorldTally {
+    /// Chunks by compression scheme name.
+    schemes: BTreeMap<String, usize>,
+    /// Decoded chunks by `DataVersion` (`None`: a chunk without one, from before 1.9).
+    versions: BTreeMap<Option<i32>, usize>,
+}
+
+/// `defc nbt world`: the summary on standard output; `Ok(false)` when a chunk or file could
+/// not be read.
+fn world_cmd(dir: &Path, headers_only: bool, threads: usize) -> Result<bool, String> {
+    let mut opts = region::ScanOptions::default();
+    opts.headers_only = headers_only;
+    opts.threads = threads;
+    let tally = Mutex::new(WorldTally::default());
+    let scan = region::scan_world(dir, &opts, |_, ch| {
+        let scheme = match ch.compression_id & 0x7F {
+            1 => "gzip".to_string(),
+            2 => "zlib".to_string(),
+            3 => "none".to_string(),
+            4 => "lz4".to_string(),
+            _ if ch.length == 0 => "unread".to_string(),
+            id => format!("unknown ({id})"),
+        };
+        let scheme = if ch.is_external() {
+            format!("{scheme}, external")
+        } else {
+            scheme
+        };
+        let version = ch
+            .nbt()
+            .map(|f| f.roots[0].tag.get("DataVersion").and_then(|v| v.as_int()));
+        let mut t = tally.lock().unwrap_or_else(|p| p.into_inner());
+        *t.schemes.entry(scheme).or_default() += 1;
+        if let Some(v) = version {
+            *t.versions.entry(v).or_default() += 1;
+        }
+    })
+    .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let t = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    // File names come from the world: every line goes out under the messages' rule.
+    let mut text = format!("world {}\n", dir.display());
+    text += &format!("region files: {}\n", scan.files);
+    let what = if headers_only { "headers read" } else { "read" };
+    text += &format!(
+        "chunks: {} ({} {what}, {} not)\n",
+        scan.chunks,
+        scan.ok,
+        scan.chunks - scan.ok
+    );
+    let list = |m: &mut dyn Iterator<Item = (String, usize)>| {
+        m.map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    text += &format!(
+        "compression: {}\n",
+        list(&mut t.schemes.iter().map(|(k, n)| (k.clone(), *n)))
+    );
+    if !headers_only {
+        text += &format!(
+            "data versions: {}\n",
+            list(
+                &mut t
+                    .versions
+                    .iter()
+                    .map(|(v, n)| (v.map_or_else(|| "none".to_string(), |v| v.to_string()), *n))
+            )
+        );
+    }
+    text += &format!("errors: {}\n", scan.error_count);
+    for (file, e) in &scan.errors {
+        text += &format!("  {}: {e}\n", file.display());
+    }
+    if scan.errors.len() < scan.error_count {
+        text += &format!("  … and {} more\n", scan.error_count - scan.errors.len());
+    }
+    emit(crate::out::message(text.trim_end()).as_str())?;
+    Ok(scan.error_count == 0)
 }

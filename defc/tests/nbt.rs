@@ -193,3 +193,61 @@ fn dump_pretty_snbt_indents_and_encodes_back() {
     // `--pretty` is about SNBT.
     assert!(!defc(&["nbt", "dump", "--pretty", f], b"").status.success());
 }
+
+#[test]
+fn world_prints_a_summary_with_file_names_escaped() {
+    let Some(samples) = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .or_else(|| Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")))
+        .map(|s| s.join("nbt-samples"))
+        .filter(|s| s.exists())
+    else {
+        panic!("the shared NBT samples are missing (set WIRE_SHARED_DIR)");
+    };
+    let dir = TempDir::new("world");
+    let w = &dir.0;
+    let hostile = w.join("dimensions/ns/e\u{1b}[2J/region");
+    for d in [w.join("region"), w.join("entities"), hostile.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::copy(samples.join("querz__r.0.0.mca"), w.join("region/r.0.0.mca")).unwrap();
+    std::fs::copy(
+        samples.join("twoolie__world_test_r.4.-4.mca"),
+        w.join("entities/r.4.-4.mca"),
+    )
+    .unwrap();
+    std::fs::write(hostile.join("r.1.1.mca"), [0u8; 100]).unwrap();
+    let out = defc(
+        &["nbt", "world", "--threads", "2", w.to_str().unwrap()],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Schemes and data versions from the samples' dumps (zlib; 2230 and 1952).
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "region files: 3",
+            "chunks: 2 (2 read, 0 not)",
+            "compression: zlib 2",
+            "data versions: 1952 1, 2230 1",
+            "errors: 1",
+            "  dimensions/ns/e\\u{1b}[2J/region/r.1.1.mca: region file: 100 bytes is shorter than \
+             the 8 KiB header",
+        ],
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'));
+    assert_eq!(out.status.code(), Some(1), "a file could not be read");
+    std::fs::remove_file(hostile.join("r.1.1.mca")).unwrap();
+    let out = defc(
+        &["nbt", "world", "--headers-only", w.to_str().unwrap()],
+        b"",
+    );
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("chunks: 2 (2 headers read, 0 not)")
+    );
+}
