@@ -73,42 +73,50 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
                 error: None,
             })
         }
-        Compression::Gzip => drain(flate2::read::GzDecoder::new(data), limit),
-        Compression::Zlib => drain(flate2::read::ZlibDecoder::new(data), limit),
+        Compression::Gzip => drain(
+            flate2::read::GzDecoder::new(data),
+            limit,
+            first_buffer(data.len()),
+        ),
+        Compression::Zlib => drain(
+            flate2::read::ZlibDecoder::new(data),
+            limit,
+            first_buffer(data.len()),
+        ),
         Compression::Lz4 => lz4_blocks(data, limit),
     }
 }
 
-fn drain(mut r: impl Read, limit: usize) -> Result<Decompressed> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) => {
-                return Ok(Decompressed {
-                    data: out,
-                    complete: true,
-                    error: None,
-                });
-            }
-            Ok(n) => {
-                if out.len() + n > limit {
-                    return Err(NbtError::DecompressLimit { limit });
-                }
-                out.extend_from_slice(&buf[..n]);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                if out.is_empty() {
-                    return Err(NbtError::Decompress(e.to_string()));
-                }
-                return Ok(Decompressed {
-                    data: out,
-                    complete: false,
-                    error: Some(e.to_string()),
-                });
-            }
-        }
+/// The first buffer for inflating `n` bytes: NBT deflates 4 to 8 times, so 4× the input
+/// usually grows once at most; at most 256 KiB, so that input that is not what it says costs
+/// little before it fails.
+fn first_buffer(n: usize) -> usize {
+    n.saturating_mul(4).min(256 << 10)
+}
+
+/// Reads `r` to its end, at most `limit` bytes, into a buffer sized for `hint` bytes first.
+/// The decoder writes straight into the buffer (no intermediate copy), which grows as
+/// `read_to_end` grows it (by doubling).
+fn drain(r: impl Read, limit: usize, hint: usize) -> Result<Decompressed> {
+    let mut out = Vec::with_capacity(hint.min(limit));
+    // One byte past the limit tells a stream at the limit from one over it. Bytes read before
+    // an error stay in `out` (`read_to_end`'s contract), `Interrupted` is retried.
+    let r = r.take((limit as u64).saturating_add(1)).read_to_end(&mut out);
+    if out.len() > limit {
+        return Err(NbtError::DecompressLimit { limit });
+    }
+    match r {
+        Ok(_) => Ok(Decompressed {
+            data: out,
+            complete: true,
+            error: None,
+        }),
+        Err(e) if out.is_empty() => Err(NbtError::Decompress(e.to_string())),
+        Err(e) => Ok(Decompressed {
+            data: out,
+            complete: false,
+            error: Some(e.to_string()),
+        }),
     }
 }
 

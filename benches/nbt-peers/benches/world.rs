@@ -1,0 +1,158 @@
+//! A whole world read by `region::scan_world` (1 and 2 threads) against fastanvil + fastnbt
+//! (fastanvil has no parallel reader: one thread), on the same files in the same run.
+//!
+//! The world is built in a temporary folder from the sample chunks (12 real chunks, 1.12 to
+//! 1.20), zlib-compressed as Minecraft stores them, 768 chunks in four region files of
+//! `region/`, `DIM-1/region/` and `entities/`. Every library decompresses and parses every
+//! chunk into an owned tree (ours: `NbtFile`; fastnbt: `fastnbt::Value`). fastanvil gets its
+//! fastest setup, each region file read whole into memory first (inside the timing, as our
+//! scan reads its files inside it). Time is wall time: threads are what is measured.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use criterion::{Criterion, black_box, criterion_group, criterion_main};
+use def_runtime::nbt::region::{ScanOptions, scan_world};
+use def_runtime::nbt::{Compression, compress};
+
+const CHUNKS: [&str; 12] = [
+    "fastanvil__1.12.chunk",
+    "fastanvil__1.17.0.chunk",
+    "fastanvil__1.17.1.chunk",
+    "fastanvil__21w44a-test1.nbt",
+    "fastanvil__etho-empty.chunk",
+    "fastanvil__etho-max-heights.chunk",
+    "fastanvil__etho-old-in-new.chunk",
+    "fastanvil__etho-old-in-new2.chunk",
+    "fastanvil__etho.chunk",
+    "fastanvil__forge-1.20.1.nbt",
+    "fastanvil__unicode.chunk",
+    "fastnbt__chunk.nbt",
+];
+
+/// Region files of the world: folder and chunk count.
+const LAYOUT: [(&str, usize); 4] = [
+    ("region/r.0.0.mca", 256),
+    ("region/r.0.1.mca", 256),
+    ("DIM-1/region/r.0.0.mca", 128),
+    ("entities/r.0.0.mca", 128),
+];
+
+fn samples() -> PathBuf {
+    let base = std::env::var_os("WIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared")));
+    base.join("nbt-samples")
+}
+
+/// A region file of `chunks` zlib chunks at slots 0, 1, 2, …, laid out as Minecraft does.
+fn region_bytes(chunks: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = vec![0u8; 8192];
+    for (slot, raw) in chunks.iter().enumerate() {
+        let stored = compress::compress(raw, Compression::Zlib).unwrap();
+        let sector = out.len() / 4096;
+        out.extend_from_slice(&(stored.len() as u32 + 1).to_be_bytes());
+        out.push(2);
+        out.extend_from_slice(&stored);
+        let count = (out.len() - sector * 4096).div_ceil(4096);
+        out.resize((sector + count) * 4096, 0);
+        let loc = ((sector as u32) << 8) | count as u32;
+        out[4 * slot..4 * slot + 4].copy_from_slice(&loc.to_be_bytes());
+    }
+    out
+}
+
+/// Writes the world; gives its folder and its region files.
+fn build_world() -> (PathBuf, Vec<PathBuf>) {
+    let dir = std::env::temp_dir().join(format!("nbt_peers_world_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let raw: Vec<Vec<u8>> = CHUNKS
+        .iter()
+        .map(|n| std::fs::read(samples().join(n)).expect("sample"))
+        .collect();
+    let mut files = Vec::new();
+    for (k, (rel, n)) in LAYOUT.iter().enumerate() {
+        let chunks: Vec<Vec<u8>> = (0..*n).map(|i| raw[(i + k) % raw.len()].clone()).collect();
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, region_bytes(&chunks)).unwrap();
+        files.push(path);
+    }
+    (dir, files)
+}
+
+/// fastanvil + fastnbt: every chunk of every file, decompressed and parsed; the chunk count.
+fn peer(files: &[PathBuf]) -> usize {
+    let mut n = 0;
+    for f in files {
+        let bytes = std::fs::read(f).unwrap();
+        let mut region = fastanvil::Region::from_stream(Cursor::new(bytes)).unwrap();
+        for c in region.iter() {
+            let c = c.unwrap();
+            let v: fastnbt::Value = fastnbt::from_bytes(&c.data).unwrap();
+            black_box(v);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Ours: the chunk count.
+fn ours(dir: &Path, threads: usize) -> usize {
+    let mut opts = ScanOptions::default();
+    opts.threads = threads;
+    let n = AtomicUsize::new(0);
+    let scan = scan_world(dir, &opts, |_, ch| {
+        black_box(ch.nbt().expect("every chunk reads"));
+        n.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(scan.error_count, 0);
+    n.into_inner()
+}
+
+fn bench(c: &mut Criterion) {
+    let (dir, files) = build_world();
+    let total: usize = LAYOUT.iter().map(|l| l.1).sum();
+    // Same files, same chunks for both.
+    assert_eq!(peer(&files), total);
+    assert_eq!(ours(&dir, 1), total);
+    let mut g = c.benchmark_group(format!("world/{total}_chunks"));
+    g.measurement_time(Duration::from_secs(6))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(10);
+    g.bench_function("fastanvil_fastnbt", |b| b.iter(|| peer(&files)));
+    // The machine's own scaling for this kind of work: the peer on two threads, one region
+    // file of each size per thread.
+    g.bench_function("fastanvil_fastnbt_2_threads", |b| {
+        b.iter(|| {
+            let (a, z): (Vec<_>, Vec<_>) = files.iter().cloned().enumerate().partition(|(i, _)| i % 2 == 0);
+            let strip = |v: Vec<(usize, PathBuf)>| v.into_iter().map(|p| p.1).collect::<Vec<_>>();
+            let (a, z) = (strip(a), strip(z));
+            std::thread::scope(|s| {
+                let t = s.spawn(|| peer(&a));
+                peer(&z) + t.join().unwrap()
+            })
+        })
+    });
+    g.bench_function("ours_1_thread", |b| b.iter(|| ours(&dir, 1)));
+    g.bench_function("ours_2_threads", |b| b.iter(|| ours(&dir, 2)));
+    g.bench_function("ours_headers_only_1_thread", |b| {
+        b.iter(|| {
+            let mut opts = ScanOptions::default();
+            opts.threads = 1;
+            opts.headers_only = true;
+            scan_world(&dir, &opts, |_, ch| {
+                black_box(ch.length);
+            })
+            .unwrap()
+        })
+    });
+    g.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
