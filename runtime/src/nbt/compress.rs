@@ -101,7 +101,9 @@ fn drain(r: impl Read, limit: usize, hint: usize) -> Result<Decompressed> {
     let mut out = Vec::with_capacity(hint.min(limit));
     // One byte past the limit tells a stream at the limit from one over it. Bytes read before
     // an error stay in `out` (`read_to_end`'s contract), `Interrupted` is retried.
-    let r = r.take((limit as u64).saturating_add(1)).read_to_end(&mut out);
+    let r = r
+        .take((limit as u64).saturating_add(1))
+        .read_to_end(&mut out);
     if out.len() > limit {
         return Err(NbtError::DecompressLimit { limit });
     }

@@ -193,14 +193,11 @@ fn build_world(tag: &str) -> Option<World> {
     Some(w)
 }
 
+/// What each slot read as: the tree's dump, or the status name.
+type Seen = BTreeMap<(PathBuf, usize), Result<Json, String>>;
+
 /// Runs a scan and gives what each slot read as: the tree's dump, or the status name.
-fn scan(
-    w: &World,
-    opts: &ScanOptions,
-) -> (
-    region::WorldScan,
-    BTreeMap<(PathBuf, usize), Result<Json, String>>,
-) {
+fn scan(w: &World, opts: &ScanOptions) -> (region::WorldScan, Seen) {
     let seen = Mutex::new(BTreeMap::new());
     let summary = scan_world(&w.dir, opts, |rel, ch| {
         assert!(ch.payload.is_empty());
