@@ -14,7 +14,7 @@ use counting::serial;
 
 /// Runs `f` (a decode whose result it drops; hold [`serial`]) and checks peak ≤ `multiple` × `len` + 64 KiB.
 fn bounded(format: &str, case: &str, len: usize, multiple: usize, f: impl FnOnce()) {
-    let counting::Usage { peak, total } = counting::measure(f);
+    let counting::Usage { peak, total, .. } = counting::measure(f);
     eprintln!(
         "{format:8} {case:42} input {len:>8} B  peak {peak:>9} B ({:>6.1}x)  total {total:>9} B ({:>6.1}x)",
         peak as f64 / len as f64,

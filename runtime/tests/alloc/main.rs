@@ -13,6 +13,7 @@ mod support;
 mod bound;
 mod godot;
 mod nbt;
+mod per_sample;
 mod region;
 mod scaling;
 mod tera_drop;

@@ -16,6 +16,8 @@ struct Counting;
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 static TOTAL: AtomicUsize = AtomicUsize::new(0);
+/// Calls to `alloc` (a `realloc` is one too: the default `GlobalAlloc::realloc` allocates anew).
+static CALLS: AtomicUsize = AtomicUsize::new(0);
 /// The counters are global: one measurement at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -37,6 +39,7 @@ unsafe impl GlobalAlloc for Counting {
         let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
         PEAK.fetch_max(now, Ordering::Relaxed);
         TOTAL.fetch_add(l.size(), Ordering::Relaxed);
+        CALLS.fetch_add(1, Ordering::Relaxed);
         mine(l.size() as isize);
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(l) }
@@ -63,6 +66,8 @@ pub struct Usage {
     pub peak: usize,
     /// All bytes allocated, freed or not.
     pub total: usize,
+    /// Allocations made (a reallocation counts as one).
+    pub allocs: usize,
 }
 
 /// Runs `f` (a decode that drops its result) and says what it allocated.
@@ -70,10 +75,12 @@ pub fn measure(f: impl FnOnce()) -> Usage {
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     let total0 = TOTAL.load(Ordering::Relaxed);
+    let calls0 = CALLS.load(Ordering::Relaxed);
     f();
     Usage {
         peak: PEAK.load(Ordering::Relaxed) - base,
         total: TOTAL.load(Ordering::Relaxed) - total0,
+        allocs: CALLS.load(Ordering::Relaxed) - calls0,
     }
 }
 
