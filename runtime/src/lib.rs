@@ -9,6 +9,7 @@
 //! | `dynamic` | no | [`tera::dynamic`]: a `.def` loaded at run time, packets to and from JSON |
 //! | `godot` | no | [`godot`]: Godot 3 and 4 binary Variants, framings, typed JSON |
 //! | `nbt` | no | [`nbt`]: Java and Bedrock NBT, compressed files, region files, SNBT |
+//! | `nbt-world` | no | `nbt` and [`nbt::region::scan_world`]: every region file of a world, read in parallel (rayon) |
 //! | `tokio` | no | `tera::framing::TeraCodec`: a `tokio_util::codec` Decoder/Encoder of TERA packets |
 //!
 //! Each section below is a complete program: read bytes, change a value, write bytes back.
@@ -148,7 +149,7 @@
 //! bytes.push(0x00);
 //!
 //! let mut file = NbtFile::read(&bytes, &FileOptions::new(Edition::Java))?;
-//! assert_eq!(file.get_path("name")?.as_str().as_deref(), Some("Bananrama"));
+//! assert_eq!(file.get_path("name")?.as_str(), Some("Bananrama"));
 //!
 //! *file.get_path_mut("name")? = Tag::from("Banana"); // paths as errors print them
 //! let out = file.to_bytes()?;

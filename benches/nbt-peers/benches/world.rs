@@ -113,12 +113,32 @@ fn ours(dir: &Path, threads: usize) -> usize {
     n.into_inner()
 }
 
+/// User + system CPU time of this process, in milliseconds.
+fn process_cpu_ms() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid rusage to fill in.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+    ms(u.ru_utime) + ms(u.ru_stime)
+}
+
 fn bench(c: &mut Criterion) {
     let (dir, files) = build_world();
     let total: usize = LAYOUT.iter().map(|l| l.1).sum();
     // Same files, same chunks for both.
     assert_eq!(peer(&files), total);
     assert_eq!(ours(&dir, 1), total);
+    // CPU time of the whole process per scan, beside criterion's wall time: on a shared machine
+    // the wall time of two threads depends on the neighbours, the CPU time on our own overhead.
+    for threads in [1, 2] {
+        let (cpu0, wall0) = (process_cpu_ms(), std::time::Instant::now());
+        for _ in 0..20 {
+            ours(&dir, threads);
+        }
+        let cpu = (process_cpu_ms() - cpu0) / 20.0;
+        let wall = wall0.elapsed().as_secs_f64() * 1000.0 / 20.0;
+        eprintln!("world/{total}_chunks ours {threads} thread(s): {cpu:.1} ms CPU, {wall:.1} ms wall per scan");
+    }
     let mut g = c.benchmark_group(format!("world/{total}_chunks"));
     g.measurement_time(Duration::from_secs(6))
         .warm_up_time(Duration::from_secs(1))
