@@ -74,12 +74,12 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
             })
         }
         Compression::Gzip => drain(
-            flate2::read::GzDecoder::new(data),
+            flate2::bufread::GzDecoder::new(data),
             limit,
             first_buffer(data.len()),
         ),
         Compression::Zlib => drain(
-            flate2::read::ZlibDecoder::new(data),
+            flate2::bufread::ZlibDecoder::new(data),
             limit,
             first_buffer(data.len()),
         ),
@@ -95,8 +95,8 @@ fn first_buffer(n: usize) -> usize {
 }
 
 /// Reads `r` to its end, at most `limit` bytes, into a buffer sized for `hint` bytes first.
-/// The decoder writes straight into the buffer (no intermediate copy), which grows as
-/// `read_to_end` grows it (by doubling).
+/// The decoder reads the input in place (`bufread`: no buffer of its own) and writes straight
+/// into the output (no intermediate copy), which grows as `read_to_end` grows it (by doubling).
 fn drain(r: impl Read, limit: usize, hint: usize) -> Result<Decompressed> {
     let mut out = Vec::with_capacity(hint.min(limit));
     // One byte past the limit tells a stream at the limit from one over it. Bytes read before
