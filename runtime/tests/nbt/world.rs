@@ -327,3 +327,71 @@ fn a_small_budget_fails_chunks_not_the_scan() {
         Err(NbtError::Region(_))
     ));
 }
+
+#[test]
+fn hostile_worlds_are_reported_not_followed() {
+    let dir = std::env::temp_dir().join(format!("nbt_world_hostile_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("region")).unwrap();
+    // 1 024 slots on the same 255 sectors of bytes that are not zlib: read once.
+    let mut file = vec![0u8; 8192];
+    let loc = (2u32 << 8) | 255;
+    for slot in 0..1024 {
+        file[4 * slot..4 * slot + 4].copy_from_slice(&loc.to_be_bytes());
+    }
+    file.extend_from_slice(&(255 * 4096 - 4u32).to_be_bytes());
+    file.push(2);
+    file.resize(257 * 4096, 0x5A);
+    std::fs::write(dir.join("region/r.0.0.mca"), &file).unwrap();
+    #[cfg(unix)]
+    {
+        // A FIFO named like a region file, and a dimension folder that is a link elsewhere.
+        let fifo = dir.join("region/r.1.0.mca");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        std::os::unix::fs::symlink("/", dir.join("DIM-1")).unwrap();
+    }
+    let overlapping = std::sync::atomic::AtomicUsize::new(0);
+    let scan = scan_world(&dir, &ScanOptions::default(), |_, ch| {
+        if ch.status.name() == "invalid" && ch.index > 0 {
+            overlapping.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert_eq!(scan.chunks, 1024);
+    assert_eq!(scan.ok, 0);
+    assert_eq!(overlapping.into_inner(), 1023);
+    let messages: Vec<String> = scan
+        .errors
+        .iter()
+        .map(|(p, e)| format!("{}: {e}", p.display()))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("overlap those of slot 0")),
+        "{messages:#?}"
+    );
+    #[cfg(unix)]
+    {
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("region/r.1.0.mca: ") && m.contains("FIFO")),
+            "{messages:#?}"
+        );
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.starts_with("DIM-1: ") && m.contains("symbolic link")),
+            "{messages:#?}"
+        );
+        assert_eq!(scan.error_count, 1024 + 2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
