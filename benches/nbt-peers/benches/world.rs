@@ -137,7 +137,9 @@ fn bench(c: &mut Criterion) {
         }
         let cpu = (process_cpu_ms() - cpu0) / 20.0;
         let wall = wall0.elapsed().as_secs_f64() * 1000.0 / 20.0;
-        eprintln!("world/{total}_chunks ours {threads} thread(s): {cpu:.1} ms CPU, {wall:.1} ms wall per scan");
+        eprintln!(
+            "world/{total}_chunks ours {threads} thread(s): {cpu:.1} ms CPU, {wall:.1} ms wall per scan"
+        );
     }
     let mut g = c.benchmark_group(format!("world/{total}_chunks"));
     g.measurement_time(Duration::from_secs(6))
@@ -148,7 +150,11 @@ fn bench(c: &mut Criterion) {
     // file of each size per thread.
     g.bench_function("fastanvil_fastnbt_2_threads", |b| {
         b.iter(|| {
-            let (a, z): (Vec<_>, Vec<_>) = files.iter().cloned().enumerate().partition(|(i, _)| i % 2 == 0);
+            let (a, z): (Vec<_>, Vec<_>) = files
+                .iter()
+                .cloned()
+                .enumerate()
+                .partition(|(i, _)| i % 2 == 0);
             let strip = |v: Vec<(usize, PathBuf)>| v.into_iter().map(|p| p.1).collect::<Vec<_>>();
             let (a, z) = (strip(a), strip(z));
             std::thread::scope(|s| {
