@@ -927,17 +927,16 @@ mod fsx {
     /// (not a symbolic link, FIFO, socket or device).
     #[cfg_attr(not(feature = "nbt-world"), allow(dead_code))]
     pub(super) fn open_regular(path: &Path) -> Result<(File, u64)> {
-        let f = options(false).read(true).open(path).map_err(|e| {
-            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-                NbtError::Region("a symbolic link; not followed".into())
-            } else {
-                e.into()
-            }
-        })?;
-        let m = f.metadata()?;
+        let f = options(false).read(true).open(path);
+        // What is there: the open file's, or (when O_NOFOLLOW refused a link, say) the path's.
+        let m = match &f {
+            Ok(f) => f.metadata()?,
+            Err(_) => std::fs::symlink_metadata(path)?,
+        };
         if !m.file_type().is_file() {
-            return Err(NbtError::Region(kind(&m).to_string()));
+            return Err(NbtError::Region(format!("{}; not read", kind(&m))));
         }
+        let f = f?;
         Ok((f, m.len()))
     }
 

@@ -74,7 +74,8 @@ pub struct WorldScan {
     pub chunks: usize,
     /// Chunks read fine ([`ChunkStatus::Ok`]).
     pub ok: usize,
-    /// Problems found, all of them counted here; at most the first 1 000 are in `errors`.
+    /// Problems found, all of them counted here; at most 1 000 of them (the first found) are
+    /// in `errors`.
     pub error_count: usize,
     /// Problems, sorted by file and slot: the file (relative to the world folder) and the
     /// error, [`NbtError::RegionChunk`] with the slot for a chunk that was not read, another
@@ -137,7 +138,7 @@ fn scan(
 ) -> Result<WorldScan> {
     let meta = std::fs::metadata(dir)?;
     if !meta.is_dir() {
-        return Err(NbtError::Region(format!("{}: not a folder", dir.display())));
+        return Err(refused(format!("{}: not a folder", dir.display())));
     }
     let tally = Tally {
         chunks: AtomicUsize::new(0),
@@ -173,6 +174,14 @@ fn scan(
     })
 }
 
+/// The error for a world folder, a folder in it or a region file that is not read: the one
+/// place the scan makes an error of its own (a chunk's is [`unread`]'s).
+#[cold]
+fn refused(why: String) -> NbtError {
+    NbtError::Region(why)
+}
+
+/// The slot an error is about (0 for a file's), to sort the report.
 fn slot_of(e: &NbtError) -> usize {
     match e {
         NbtError::RegionChunk { index, .. } => *index,
@@ -214,7 +223,7 @@ fn is_folder(dir: &Path, rel: &Path, tally: &Tally) -> bool {
 }
 
 fn not_followed(m: &std::fs::Metadata) -> NbtError {
-    NbtError::Region(format!(
+    refused(format!(
         "{}; a world's folders and region files are read only when they are real folders and \
          regular files",
         fsx::kind(m)
@@ -227,8 +236,15 @@ fn sorted_folders(dir: &Path, rel: &Path, tally: &Tally) -> Vec<PathBuf> {
     match std::fs::read_dir(dir.join(rel)) {
         Ok(entries) => {
             for e in entries.flatten() {
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    out.push(rel.join(e.file_name()));
+                match e.file_type() {
+                    Ok(t) if t.is_dir() => out.push(rel.join(e.file_name())),
+                    Ok(t) if t.is_symlink() => {
+                        let path = rel.join(e.file_name());
+                        if let Ok(m) = std::fs::symlink_metadata(dir.join(&path)) {
+                            tally.error(&path, not_followed(&m));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -278,7 +294,7 @@ impl Listing {
             if cost > self.left {
                 tally.error(
                     rel,
-                    NbtError::Region(format!(
+                    refused(format!(
                         "more region files than the scan's budget can list; {path:?} and the \
                          rest of the folder are not read"
                     )),
@@ -326,7 +342,7 @@ fn scan_file(
     let path = dir.join(rel);
     let (file, len) = fsx::open_regular(&path)?;
     if len < 2 * SECTOR as u64 {
-        return Err(NbtError::Region(format!(
+        return Err(refused(format!(
             "{len} bytes is shorter than the 8 KiB header"
         )));
     }
