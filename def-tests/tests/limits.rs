@@ -148,6 +148,6 @@ fn strict_checks_here() {
         matches!(e.kind(), DecodeErrorKind::HereMismatch { .. }),
         "{e}"
     );
-    assert_eq!(e.path(), "entries[0]");
+    assert_eq!(e.path().to_string(), "entries[0]");
     assert!(CEveryType::decode(&bytes, Options::new()).is_ok());
 }

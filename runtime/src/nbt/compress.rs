@@ -2,13 +2,13 @@
 //!
 //! Files are gzip (`1f 8b`), zlib (`78 01/5e/9c/da`) or plain; region chunks add raw
 //! and LZ4. Decompression stops at a configurable size limit (a bomb fails with
-//! [`NbtError::DecompressLimit`] after producing at most that much), and a stream that ends
+//! [`NbtErrorKind::DecompressLimit`] after producing at most that much), and a stream that ends
 //! early (no checksum, cut off) still yields what it decoded: the NBT parser decides whether that
 //! is complete, as Minecraft does.
 
 use std::io::{Read, Write};
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 
 /// A compression scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -65,7 +65,7 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
     match how {
         Compression::None => {
             if data.len() > limit {
-                return Err(NbtError::DecompressLimit { limit });
+                return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
             }
             Ok(Decompressed {
                 data: data.to_vec(),
@@ -93,14 +93,14 @@ fn drain(mut r: impl Read, limit: usize) -> Result<Decompressed> {
             }
             Ok(n) => {
                 if out.len() + n > limit {
-                    return Err(NbtError::DecompressLimit { limit });
+                    return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
                 }
                 out.extend_from_slice(&buf[..n]);
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
                 if out.is_empty() {
-                    return Err(NbtError::Decompress(e.to_string()));
+                    return Err(NbtError::from(NbtErrorKind::Decompress(e.to_string())));
                 }
                 return Ok(Decompressed {
                     data: out,
@@ -140,7 +140,7 @@ fn lz4_blocks(mut data: &[u8], limit: usize) -> Result<Decompressed> {
     let mut out = Vec::new();
     let cut = |out: Vec<u8>, why: &str| -> Result<Decompressed> {
         if out.is_empty() {
-            return Err(NbtError::Decompress(why.to_string()));
+            return Err(NbtError::from(NbtErrorKind::Decompress(why.to_string())));
         }
         Ok(Decompressed {
             data: out,
@@ -172,7 +172,7 @@ fn lz4_blocks(mut data: &[u8], limit: usize) -> Result<Decompressed> {
             return cut(out, "LZ4 block length out of range");
         }
         if out.len() + dlen > limit {
-            return Err(NbtError::DecompressLimit { limit });
+            return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
         }
         // An LZ4 sequence turns each input byte into at most 255 output bytes: a block that
         // claims more than that is corrupt, and is refused before its output is allocated and

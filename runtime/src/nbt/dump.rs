@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::file::NbtFile;
 use super::read::MAX_DEPTH_CAP;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
@@ -132,10 +132,10 @@ const JSON_MAX_DEPTH: usize = 2 * MAX_DEPTH_CAP + 64;
 impl Parser<'_> {
     #[cold]
     fn err(&self, message: &str) -> NbtError {
-        NbtError::Json {
-            offset: self.i,
+        NbtError::from(NbtErrorKind::Json {
+            at: self.i,
             message: message.to_string(),
-        }
+        })
     }
 
     fn ws(&mut self) {
@@ -579,10 +579,10 @@ pub(crate) fn json_string(s: &str) -> String {
 
 #[cold]
 fn bad(message: impl Into<String>) -> NbtError {
-    NbtError::Json {
-        offset: 0,
+    NbtError::from(NbtErrorKind::Json {
+        at: 0,
         message: message.into(),
-    }
+    })
 }
 
 fn member<'j>(obj: &'j Json, key: &str) -> Result<&'j Json> {

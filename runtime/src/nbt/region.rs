@@ -27,14 +27,14 @@
 //! kept; a changed chunk is compressed with its [`NbtFile::compression`] (every scheme, LZ4
 //! included) and goes external when it needs more than 255 sectors, as Minecraft does. A slot
 //! whose bytes were not there to read (outside the file, bad length, external file missing) is
-//! refused with [`NbtError::RegionChunk`] rather than dropped: remove it from
+//! refused with [`NbtErrorKind::RegionChunk`] rather than dropped: remove it from
 //! [`RegionFile::chunks`] to drop it on purpose.
 
 use std::path::Path;
 
 use super::compress::Compression;
 use super::dump;
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
@@ -184,14 +184,14 @@ impl Chunk {
             _ => false,
         };
         if !readable {
-            return Err(NbtError::RegionChunk {
+            return Err(NbtError::from(NbtErrorKind::RegionChunk {
                 index: self.index,
                 reason: format!(
                     "its data could not be read ({}), so it cannot be written back; remove it \
                      from `chunks` to drop it",
                     self.status.name()
                 ),
-            });
+            }));
         }
         Ok((self.compression_id & 0x7F, Cow::Borrowed(&self.payload)))
     }
@@ -386,10 +386,10 @@ impl RegionFile {
         load: &mut Load<'_>,
     ) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
-            return Err(NbtError::Region(format!(
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
                 "{} bytes is shorter than the 8 KiB header",
                 data.len()
-            )));
+            ))));
         }
         const FREE: u16 = u16::MAX;
         // The slot whose data each sector of the file holds, so that no sector is read twice.
@@ -570,10 +570,10 @@ impl RegionFile {
         order.sort_by_key(|c| (c.sector == 0, c.sector, c.index));
         for ch in order {
             if ch.index >= 1024 || std::mem::replace(&mut seen[ch.index], true) {
-                return Err(NbtError::RegionChunk {
+                return Err(NbtError::from(NbtErrorKind::RegionChunk {
                     index: ch.index,
                     reason: "slot index over 1023 or used twice".into(),
-                });
+                }));
             }
             let (id, body) = ch.stored()?;
             let region = &mut out.region;
@@ -596,10 +596,10 @@ impl RegionFile {
             }
             let count = (region.len() - sector * SECTOR).div_ceil(SECTOR);
             if sector > 0xFF_FFFF {
-                return Err(NbtError::RegionChunk {
+                return Err(NbtError::from(NbtErrorKind::RegionChunk {
                     index: ch.index,
                     reason: "the region is over 64 GiB (sector numbers have 24 bits)".into(),
-                });
+                }));
             }
             region.resize((sector + count) * SECTOR, 0);
             let loc = ((sector as u32) << 8) | count as u32;
@@ -615,9 +615,9 @@ impl RegionFile {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let parts = self.to_parts()?;
         if let Some((name, _)) = parts.external.first() {
-            return Err(NbtError::Region(format!(
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
                 "chunk {name} is stored outside the region: write it with to_parts or save"
-            )));
+            ))));
         }
         Ok(parts.region)
     }
@@ -697,7 +697,7 @@ impl RegionFile {
 /// [`RegionFile::to_json`]); chunks without `nbt` are skipped.
 ///
 /// Each value must fit the region format, or the dump is refused with
-/// [`NbtError::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
+/// [`NbtErrorKind::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
 /// 0..1024 and used once, `x` and `z` (when given) the slot's, `timestamp` a 32-bit number,
 /// `compression_id` one of the schemes (1 gzip, 2 zlib, 3 none, 4 LZ4, each + 128 for an
 /// external chunk), `nbt` a root that reads. Nothing is truncated to fit. The layout fields
@@ -705,18 +705,20 @@ impl RegionFile {
 /// writing lays the chunks out again.
 pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
     let Some(dump::Json::Array(items)) = j.get("chunks") else {
-        return Err(NbtError::Json {
-            offset: 0,
+        return Err(NbtError::from(NbtErrorKind::Json {
+            at: 0,
             message: "expected \"chunks\", an array".into(),
-        });
+        }));
     };
     let mut chunks = Vec::new();
     let mut seen = [None::<usize>; 1024];
     for (entry, c) in items.iter().enumerate() {
-        let bad = |slot: Option<usize>, reason: String| NbtError::RegionDump {
-            entry,
-            slot,
-            reason,
+        let bad = |slot: Option<usize>, reason: String| {
+            NbtError::from(NbtErrorKind::RegionDump {
+                entry,
+                slot,
+                reason,
+            })
         };
         // A whole number of at most `max`, or why not.
         let num = |slot: Option<usize>, k: &str, max: u64| -> Result<Option<u64>> {
@@ -805,7 +807,7 @@ mod fsx {
     use std::io::Read;
     use std::path::Path;
 
-    use super::super::error::{NbtError, Result};
+    use super::super::error::{NbtError, NbtErrorKind, Result};
 
     /// Why an external file was not read.
     pub(super) enum Refusal {
@@ -920,7 +922,9 @@ mod fsx {
     pub(super) fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>> {
         let f = options(true).read(true).open(path)?;
         let m = f.metadata()?;
-        let refuse = |why: String| NbtError::Region(format!("{}: {why}", path.display()));
+        let refuse = |why: String| {
+            NbtError::from(NbtErrorKind::Region(format!("{}: {why}", path.display())))
+        };
         if !m.file_type().is_file() {
             return Err(refuse(kind(&m).to_string()));
         }
@@ -939,11 +943,11 @@ mod fsx {
         use std::io::Write;
         let path = dir.join(name);
         let refuse = |why: &str| {
-            NbtError::Region(format!(
+            NbtError::from(NbtErrorKind::Region(format!(
                 "{}: {why}; external chunks are written only to regular files in the region's \
                  folder",
                 path.display()
-            ))
+            )))
         };
         match std::fs::symlink_metadata(&path) {
             Ok(m) if !m.file_type().is_file() => return Err(refuse(kind(&m))),
@@ -967,18 +971,18 @@ fn slot_index(x: usize, z: usize) -> Result<usize> {
     if x < 32 && z < 32 {
         Ok(x + 32 * z)
     } else {
-        Err(NbtError::Region(format!(
+        Err(NbtError::from(NbtErrorKind::Region(format!(
             "chunk (x {x}, z {z}) is outside a region (0..32 each way)"
-        )))
+        ))))
     }
 }
 
 #[cold]
 fn empty_slot(index: usize) -> NbtError {
-    NbtError::RegionChunk {
+    NbtError::from(NbtErrorKind::RegionChunk {
         index,
         reason: String::from("no chunk in this slot"),
-    }
+    })
 }
 
 #[cold]
@@ -987,5 +991,5 @@ fn unread(index: usize, status: &ChunkStatus) -> NbtError {
         ChunkStatus::Invalid(why) => format!("not read: {why}"),
         other => format!("not read ({})", other.name()),
     };
-    NbtError::RegionChunk { index, reason }
+    NbtError::from(NbtErrorKind::RegionChunk { index, reason })
 }

@@ -28,7 +28,7 @@ use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Serialize};
 use serde::{Deserialize, Deserializer, Serializer};
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::Edition;
 use super::read::{ReadOptions, read_root};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
@@ -36,19 +36,19 @@ use super::view::TagView;
 
 impl ser::Error for NbtError {
     fn custom<T: std::fmt::Display>(msg: T) -> NbtError {
-        NbtError::Serde(msg.to_string())
+        NbtError::from(NbtErrorKind::Serde(msg.to_string()))
     }
 }
 
 impl de::Error for NbtError {
     fn custom<T: std::fmt::Display>(msg: T) -> NbtError {
-        NbtError::Serde(msg.to_string())
+        NbtError::from(NbtErrorKind::Serde(msg.to_string()))
     }
 }
 
 #[cold]
 fn err(msg: impl Into<String>) -> NbtError {
-    NbtError::Serde(msg.into())
+    NbtError::from(NbtErrorKind::Serde(msg.into()))
 }
 
 const BYTE_ARRAY: &str = "__nbt_byte_array";
