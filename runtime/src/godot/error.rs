@@ -237,6 +237,13 @@ impl DecodeError {
         self
     }
 
+    /// The error with `path` as its path (a serde conversion's).
+    #[cold]
+    pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
+        self.0.path = path;
+        self
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> &DecodeErrorKind {
         &self.0.kind
@@ -344,6 +351,13 @@ impl EncodeError {
     #[cold]
     pub(crate) fn within(mut self, seg: PathSegment) -> Self {
         self.0.path.push_outer(seg);
+        self
+    }
+
+    /// The error with `path` as its path (a serde conversion's).
+    #[cold]
+    pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
+        self.0.path = path;
         self
     }
 

@@ -375,10 +375,7 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
             .unwrap()
             .validate_strings()
             .unwrap_err();
-        assert!(
-            matches!(e.kind(), NbtErrorKind::InvalidString),
-            "{e:?}"
-        );
+        assert!(matches!(e.kind(), NbtErrorKind::InvalidString), "{e:?}");
     }
     // Lenient Java accepts 4-byte UTF-8 in both modes.
     let o = ReadOptions::new(Edition::Java).lenient_utf8(true);
