@@ -548,14 +548,17 @@ async fn pump(
                 t.decrypt(&mut data);
                 split.push(&data);
                 out.clear();
-                packets += dispatch(direction, &mut split, &shared, &mut out)
-                    .map_err(|e| fail(&shared, e))?;
+                let (n, frame_error) = dispatch(direction, &mut split, &shared, &mut out);
+                packets += n;
                 if let Some(t) = transform.as_mut() {
                     t.encrypt(&mut out);
                 }
                 to.write_all(&out)
                     .await
                     .map_err(|e| fail(&shared, io_err(true)(e)))?;
+                if let Some(e) = frame_error {
+                    return Err(fail(&shared, e));
+                }
                 continue;
             }
             Ok(Event::Fakes(fakes)) => {
@@ -649,14 +652,17 @@ async fn pump(
         }
         split.push(data);
         out.clear();
-        packets +=
-            dispatch(direction, &mut split, &shared, &mut out).map_err(|e| fail(&shared, e))?;
+        let (n, frame_error) = dispatch(direction, &mut split, &shared, &mut out);
+        packets += n;
         if let Some(t) = transform.as_mut() {
             t.encrypt(&mut out);
         }
         to.write_all(&out)
             .await
             .map_err(|e| fail(&shared, io_err(true)(e)))?;
+        if let Some(e) = frame_error {
+            return Err(fail(&shared, e));
+        }
     }
 }
 
@@ -696,20 +702,28 @@ fn fail(shared: &Mutex<Shared>, e: ProxyError) -> ProxyError {
 
 /// Hands every whole packet of `split` to the hooks and appends what is to be written this way
 /// to `out` (each packet's fakes of this direction, then the packet); fakes of the other way go
-/// to its outbox. Returns the packets handled.
+/// to its outbox. Returns the packets handled, and the error that stopped the split, if one did
+/// (what came before it is in `out`, to be written first).
 fn dispatch(
     direction: Direction,
     split: &mut Splitter,
     shared: &Mutex<Shared>,
     out: &mut Vec<u8>,
-) -> Result<u64, ProxyError> {
+) -> (u64, Option<ProxyError>) {
     let me = index(direction);
     let mut s = lock(shared);
     let s = &mut *s;
     let mut n = 0;
     let mut woke = false;
+    let mut error = None;
     while let Some(packet) = split.next_packet() {
-        let packet = packet.map_err(|error| ProxyError::Frame { direction, error })?;
+        let packet = match packet {
+            Ok(p) => p,
+            Err(e) => {
+                error = Some(ProxyError::Frame { direction, error: e });
+                break;
+            }
+        };
         n += 1;
         let handled = s.dispatch.handle(direction, packet);
         for (d, fake) in s.dispatch.take_sent() {
@@ -730,5 +744,5 @@ fn dispatch(
     if woke {
         s.wake(1 - me);
     }
-    Ok(n)
+    (n, error)
 }
