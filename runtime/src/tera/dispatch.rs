@@ -52,12 +52,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+#[cfg(feature = "dynamic")]
+use super::dynamic::{Missing, Protocol};
 use super::protocol::OpcodeMap;
 use super::{Options, Packet, whole_opcode};
 #[cfg(feature = "dynamic")]
 use std::sync::Arc;
-#[cfg(feature = "dynamic")]
-use super::dynamic::{Missing, Protocol};
 
 /// Which way a packet travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -565,7 +565,9 @@ impl Dispatch {
                 .map_err(|e| e.to_string())
         });
         let encode: EncodeFn = Box::new(move |any, op, o| match any.downcast_ref() {
-            Some(v) => e.encode(v, op, o, Missing::Error).map_err(|e| e.to_string()),
+            Some(v) => e
+                .encode(v, op, o, Missing::Error)
+                .map_err(|e| e.to_string()),
             None => Err(String::from("not a JSON object")),
         });
         let kind = Kind::Typed {

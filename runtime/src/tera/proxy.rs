@@ -191,7 +191,12 @@ impl fmt::Display for ProxyError {
                 direction,
                 writing,
                 error,
-            } => write!(f, "{}: {}: {error}", name(*direction), side(*direction, *writing)),
+            } => write!(
+                f,
+                "{}: {}: {error}",
+                name(*direction),
+                side(*direction, *writing)
+            ),
             ProxyError::Handshake(e) => write!(f, "handshake: {e}"),
             ProxyError::HandshakeCut {
                 direction,
@@ -486,10 +491,12 @@ async fn pump(
 ) -> Result<u64, ProxyError> {
     let me = index(direction);
     let other = 1 - me;
-    let io_err = |writing: bool| move |error| ProxyError::Io {
-        direction,
-        writing,
-        error,
+    let io_err = |writing: bool| {
+        move |error| ProxyError::Io {
+            direction,
+            writing,
+            error,
+        }
     };
     let (mut handshake_left, needed) = {
         let s = lock(&shared);
@@ -720,7 +727,10 @@ fn dispatch(
         let packet = match packet {
             Ok(p) => p,
             Err(e) => {
-                error = Some(ProxyError::Frame { direction, error: e });
+                error = Some(ProxyError::Frame {
+                    direction,
+                    error: e,
+                });
                 break;
             }
         };

@@ -145,7 +145,11 @@ fn handshake(client: &mut TcpStream, server: &mut TcpStream, rng: &mut Rng) -> S
     server.write_all(&HELLO).unwrap();
     assert_eq!(read_n(client, 4), HELLO);
     client.write_all(&c1).unwrap();
-    assert_eq!(read_n(server, KEY_LEN), c1, "the client's first key passes unchanged");
+    assert_eq!(
+        read_n(server, KEY_LEN),
+        c1,
+        "the client's first key passes unchanged"
+    );
     server.write_all(&s1).unwrap();
     assert_eq!(read_n(client, KEY_LEN), s1);
     client.write_all(&c2).unwrap();
@@ -272,14 +276,29 @@ fn every_public_vector_both_ways_encrypted_byte_for_byte() {
     for server_waits in [false, true] {
         let (mut client, mut server) = h.connect();
         let session = handshake(&mut client, &mut server, &mut rng);
-        let (server_got, client_got) =
-            exchange(client, server, Some(session), up.clone(), down.clone(), server_waits);
-        assert!(server_got == up, "the server got the client's stream changed");
-        assert!(client_got == down, "the client got the server's stream changed");
+        let (server_got, client_got) = exchange(
+            client,
+            server,
+            Some(session),
+            up.clone(),
+            down.clone(),
+            server_waits,
+        );
+        assert!(
+            server_got == up,
+            "the server got the client's stream changed"
+        );
+        assert!(
+            client_got == down,
+            "the client got the server's stream changed"
+        );
         let closed = h.next_closed();
         assert!(closed.error.is_none(), "{:?}", closed.error);
         assert!(closed.failures.is_empty());
-        assert_eq!((closed.to_server, closed.to_client), (n_up as u64, n_down as u64));
+        assert_eq!(
+            (closed.to_server, closed.to_client),
+            (n_up as u64, n_down as u64)
+        );
     }
     assert_eq!(counts[0].load(Ordering::Relaxed), 2 * n_up as u64);
     assert_eq!(counts[1].load(Ordering::Relaxed), 2 * n_down as u64);
@@ -325,8 +344,14 @@ fn the_older_key_mixing_and_a_plugged_transform() {
         .map(|p| p.unwrap().len())
         .sum();
     let up = up[..cut].to_vec();
-    let (server_got, client_got) =
-        exchange(client, server, Some(session), up.clone(), down.clone(), false);
+    let (server_got, client_got) = exchange(
+        client,
+        server,
+        Some(session),
+        up.clone(),
+        down.clone(),
+        false,
+    );
     assert!(server_got == up && client_got == down);
     assert!(h.next_closed().error.is_none());
 
@@ -368,7 +393,11 @@ fn the_older_key_mixing_and_a_plugged_transform() {
     let xored: Vec<u8> = packet.iter().map(|b| b ^ k).collect();
     let (server_got, _) = exchange(client, server, None, xored.clone(), Vec::new(), false);
     assert_eq!(server_got, xored, "re-encrypted by the transform");
-    assert_eq!(*seen.lock().unwrap(), [packet.to_vec()], "the hook saw the plaintext");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [packet.to_vec()],
+        "the hook saw the plaintext"
+    );
     assert!(h.next_closed().error.is_none());
 }
 
@@ -478,7 +507,12 @@ fn hooks_modify_silence_inject_and_a_panic_does_not_end_the_connection() {
         assert_eq!(client_got, want_down, "plaintext: {plaintext}");
         let closed = h.next_closed();
         assert!(closed.error.is_none(), "{:?}", closed.error);
-        assert_eq!(closed.failures.len(), 1, "reported once: {:?}", closed.failures);
+        assert_eq!(
+            closed.failures.len(),
+            1,
+            "reported once: {:?}",
+            closed.failures
+        );
         assert_eq!(closed.failures[0].message, "C_PANIC");
         assert!(closed.failures[0].what.contains("a mod's bug"));
         assert_eq!((closed.to_server, closed.to_client), (7, 2));
@@ -508,7 +542,12 @@ fn a_dynamic_protocol_hooked_by_name_and_version() {
     let v: serde_json::Value = text
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|v| v["def"] == file.as_str() && v["object"]["message"].as_str().is_some_and(|m| !m.is_empty()))
+        .find(|v| {
+            v["def"] == file.as_str()
+                && v["object"]["message"]
+                    .as_str()
+                    .is_some_and(|m| !m.is_empty())
+        })
         .expect("a vector with a message");
     let mut bytes = hex::decode(v["hex"].as_str().unwrap()).unwrap();
     bytes[2..4].copy_from_slice(&opcode.to_le_bytes());
@@ -543,16 +582,29 @@ fn a_dynamic_protocol_hooked_by_name_and_version() {
     // Registration errors: an unknown message, a version the folder does not have.
     let mut d = Dispatch::for_protocol(protocol.clone(), Options::new());
     let err = d
-        .hook_json("C_NOT_A_MESSAGE", None, HookOptions::new(), |_, _| Action::Pass)
+        .hook_json("C_NOT_A_MESSAGE", None, HookOptions::new(), |_, _| {
+            Action::Pass
+        })
         .unwrap_err();
-    assert_eq!(err.to_string(), "the protocol has no message C_NOT_A_MESSAGE");
+    assert_eq!(
+        err.to_string(),
+        "the protocol has no message C_NOT_A_MESSAGE"
+    );
     let err = d
-        .hook_json("S_CHAT", Some(9999), HookOptions::new(), |_, _| Action::Pass)
+        .hook_json("S_CHAT", Some(9999), HookOptions::new(), |_, _| {
+            Action::Pass
+        })
         .unwrap_err();
-    assert_eq!(err.to_string(), "the protocol has no definition of S_CHAT version 9999");
+    assert_eq!(
+        err.to_string(),
+        "the protocol has no definition of S_CHAT version 9999"
+    );
     // A generated crate's map has no definitions.
     let mut d = Dispatch::new(MAP, Options::new());
-    assert!(d.hook_json("C_PING", None, HookOptions::new(), |_, _| Action::Pass).is_err());
+    assert!(
+        d.hook_json("C_PING", None, HookOptions::new(), |_, _| Action::Pass)
+            .is_err()
+    );
 }
 
 #[test]
@@ -605,7 +657,9 @@ fn a_stream_that_cannot_be_split_ends_its_connection_only() {
     });
     let (mut client, mut server) = h.connect();
     // One good packet, then a header of length 2.
-    client.write_all(&[packet(1, &[9]), vec![2, 0, 0, 0]].concat()).unwrap();
+    client
+        .write_all(&[packet(1, &[9]), vec![2, 0, 0, 0]].concat())
+        .unwrap();
     let mut got = Vec::new();
     server.read_to_end(&mut got).unwrap();
     assert_eq!(got, packet(1, &[9]));
@@ -619,8 +673,14 @@ fn a_stream_that_cannot_be_split_ends_its_connection_only() {
     );
     // The next client is served.
     let (client, server) = h.connect();
-    let (server_got, client_got) =
-        exchange(client, server, None, packet(1, &[1]), packet(2, &[2]), false);
+    let (server_got, client_got) = exchange(
+        client,
+        server,
+        None,
+        packet(1, &[1]),
+        packet(2, &[2]),
+        false,
+    );
     assert_eq!((server_got, client_got), (packet(1, &[1]), packet(2, &[2])));
 }
 
