@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Direction, Dispatch, HookOptions};
 use def_runtime::tera::dynamic::{LoadOptions, Protocol};
-use def_runtime::tera::proxy::{Closed, Proxy};
+use def_runtime::tera::proxy::{Closed, Proxy, Sender};
 use def_runtime::tera::session::KeyMixing;
 use serde_json::{Map, Value};
 
@@ -127,7 +127,7 @@ fn serve(a: &Args<'_>) -> Result<(), String> {
         None => None,
     };
     let p = protocol.clone();
-    let make = move || {
+    let make = move |_: &Sender| {
         let mut d = Dispatch::for_protocol(p.clone(), Options::new());
         if let Some(log) = &log {
             let (p, log) = (p.clone(), log.clone());

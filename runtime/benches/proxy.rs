@@ -25,7 +25,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Dispatch, HookOptions};
 use def_runtime::tera::protocol::OpcodeMap;
-use def_runtime::tera::proxy::Proxy;
+use def_runtime::tera::proxy::{Proxy, Sender};
 use def_runtime::tera::session::{Cipher, HELLO, KEY_LEN, KeyMixing, Session};
 
 /// A map of 50 messages at opcodes 65000.. (leaked: a map is `'static`).
@@ -50,7 +50,7 @@ fn start(upstream: SocketAddr, plaintext: bool, hooks: usize) -> SocketAddr {
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
     let m = map();
-    let proxy = Proxy::new(upstream, move || {
+    let proxy = Proxy::new(upstream, move |_: &Sender| {
         let mut d = Dispatch::new(m, Options::new());
         for &(name, _) in m.by_name().iter().take(hooks) {
             d.raw(name, HookOptions::new(), |_, _| Action::Silence)

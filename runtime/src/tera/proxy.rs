@@ -13,7 +13,8 @@
 //!    into packets, hand each to the connection's [`Dispatch`], then encrypt what is to be
 //!    written (fake packets first, then the packet as the hooks left it) and write it in one
 //!    call. Fake packets for the other direction are handed to the other task, which writes
-//!    them at once, between two of its own reads.
+//!    them at once, between two of its own reads; so are those sent from outside the hooks
+//!    through the connection's [`Sender`].
 //! 3. **End.** When a side shuts down its sending half, the proxy shuts down its own sending half
 //!    towards the other side and goes on carrying the other direction until that side closes
 //!    too (a half-close is carried through). A read or write error (a reset), a handshake cut
@@ -45,7 +46,7 @@
 //! runtime.block_on(async {
 //!     let listener = tokio::net::TcpListener::bind("127.0.0.1:7801").await?;
 //!     let upstream = "127.0.0.1:7802".parse().expect("an address");
-//!     Proxy::new(upstream, || Dispatch::new(MAP, Options::new()))
+//!     Proxy::new(upstream, |_| Dispatch::new(MAP, Options::new()))
 //!         .on_close(|client, closed| eprintln!("{client}: {closed:?}"))
 //!         .serve(listener)
 //!         .await
@@ -251,7 +252,7 @@ type OnClose = dyn Fn(SocketAddr, Closed) + Send + Sync;
 #[derive(Clone)]
 pub struct Proxy {
     upstream: SocketAddr,
-    dispatch: Arc<dyn Fn() -> Dispatch + Send + Sync>,
+    dispatch: Arc<dyn Fn(&Sender) -> Dispatch + Send + Sync>,
     crypto: Crypto,
     on_close: Option<Arc<OnClose>>,
 }
@@ -267,10 +268,11 @@ impl fmt::Debug for Proxy {
 
 impl Proxy {
     /// A proxy to the server at `upstream`; `dispatch` makes the hooks of each connection (called
-    /// once per client). Encrypted with the classic cipher, keys mixed as from patch 45.
+    /// once per client, with the [`Sender`] that sends fake packets into that connection from
+    /// outside its hooks). Encrypted with the classic cipher, keys mixed as from patch 45.
     pub fn new(
         upstream: SocketAddr,
-        dispatch: impl Fn() -> Dispatch + Send + Sync + 'static,
+        dispatch: impl Fn(&Sender) -> Dispatch + Send + Sync + 'static,
     ) -> Proxy {
         Proxy {
             upstream,
@@ -325,11 +327,25 @@ impl Proxy {
     }
 
     /// Accepts clients on `listener` for ever, each connection in a task of its own (so it must
-    /// run inside a tokio runtime). Returns only when accepting fails; a connection's failure
-    /// ends that connection only.
+    /// run inside a tokio runtime). Returns only when accepting fails for the listener itself
+    /// (a client that gave up before it was accepted, `ConnectionAborted` or
+    /// `ConnectionReset`, is skipped); a connection's failure ends that connection only.
     pub async fn serve(self, listener: TcpListener) -> io::Result<()> {
         loop {
-            let (client, addr) = listener.accept().await?;
+            let (client, addr) = match listener.accept().await {
+                Ok(c) => c,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::ConnectionAborted
+                            | io::ErrorKind::ConnectionReset
+                            | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let proxy = self.clone();
             tokio::spawn(async move {
                 let closed = proxy.connection(client).await;
@@ -363,15 +379,18 @@ impl Proxy {
             Crypto::Plain => None,
             Crypto::Keyed { mixing, make } => Some((Handshake::new(*mixing), make.clone())),
         };
-        let shared = Arc::new(Mutex::new(Shared {
-            dispatch: (self.dispatch)(),
-            transforms: [None, None],
-            handshake,
-            outbox: [Vec::new(), Vec::new()],
-            wakers: [None, None],
-            abort: false,
-            failures: Vec::new(),
-        }));
+        let shared = Arc::new_cyclic(|conn| Conn {
+            state: Mutex::new(Shared {
+                dispatch: (self.dispatch)(&Sender { conn: conn.clone() }),
+                transforms: [None, None],
+                handshake,
+                outbox: [Vec::new(), Vec::new()],
+                abort: false,
+                failures: Vec::new(),
+            }),
+            wakers: Mutex::new([None, None]),
+            outside: Mutex::new(Vec::new()),
+        });
         let (client_in, client_out) = client.into_split();
         let (server_in, server_out) = upstream.into_split();
         let mut tasks = [
@@ -450,30 +469,98 @@ struct Shared {
     handshake: Option<(Handshake, Option<Arc<MakeTransforms>>)>,
     /// Fake packets for each direction, made by the other one's hooks.
     outbox: [Vec<Vec<u8>>; 2],
-    wakers: [Option<Waker>; 2],
     /// A direction failed: the other stops.
     abort: bool,
     failures: Vec<HookFailure>,
 }
 
-impl Shared {
-    fn wake(&mut self, i: usize) {
-        if let Some(w) = self.wakers[i].take() {
+/// A connection: its state, and what a [`Sender`] reaches without that state's lock (a sender
+/// may be used inside a hook, which runs under it). Locks are taken in the order state, then
+/// `outside` or `wakers`, never the other way.
+struct Conn {
+    state: Mutex<Shared>,
+    /// Each direction's task, to wake when there is something for it.
+    wakers: Mutex<[Option<Waker>; 2]>,
+    /// Fake packets sent through a [`Sender`], not yet through the hooks.
+    outside: Mutex<Vec<(Direction, Vec<u8>)>>,
+}
+
+impl Conn {
+    fn wake(&self, i: usize) {
+        let w = relock(&self.wakers)[i].take();
+        if let Some(w) = w {
             w.wake();
         }
     }
 }
 
-fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
-    // Hooks run under `catch_unwind` and a transform outside the lock: a poisoned lock only
-    // means a panic elsewhere, after which the state is still whole.
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
+/// A mutex's guard whatever a panic left: hooks run under `catch_unwind` and transforms outside
+/// every lock, so a poisoned lock only means a panic elsewhere, after which the data is whole.
+fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock(conn: &Conn) -> MutexGuard<'_, Shared> {
+    relock(&conn.state)
+}
+
+/// Sends fake packets into a connection from outside its hooks (a task of the mod's, a
+/// timer): given to the closure that makes the connection's [`Dispatch`], kept as long as
+/// wanted. Inside a hook, [`Context::send`](super::dispatch::Context::send) does the same.
+#[derive(Clone)]
+pub struct Sender {
+    conn: std::sync::Weak<Conn>,
+}
+
+impl fmt::Debug for Sender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("connected", &(self.conn.strong_count() > 0))
+            .finish()
+    }
+}
+
+impl Sender {
+    /// Sends `packet` (a whole packet, header included) `direction`: it goes through the hooks
+    /// as a fake packet, then is written between two packets of that direction. Returns false
+    /// when the connection has ended (nothing is sent); a packet sent while it is ending, or
+    /// for a direction whose receiving side was already shut down, is dropped.
+    pub fn send(&self, direction: Direction, packet: Vec<u8>) -> bool {
+        let Some(conn) = self.conn.upgrade() else {
+            return false;
+        };
+        relock(&conn.outside).push((direction, packet));
+        conn.wake(0);
+        conn.wake(1);
+        true
+    }
+}
+
+/// Runs the packets sent through a [`Sender`] through the hooks and puts them in the outboxes.
+fn take_outside(conn: &Conn) {
+    let mut s = lock(conn);
+    let sent = std::mem::take(&mut *relock(&conn.outside));
+    for (d, p) in sent {
+        s.dispatch.send(d, p);
+    }
+    let Shared {
+        dispatch, outbox, ..
+    } = &mut *s;
+    for (d, p) in dispatch.take_sent() {
+        outbox[index(d)].push(p);
+    }
+    let failures = s.dispatch.take_failures();
+    s.failures.extend(failures);
+    drop(s);
+    conn.wake(0);
+    conn.wake(1);
 }
 
 /// What a direction's task waits for.
 enum Event {
     Read(usize),
     Fakes(Vec<Vec<u8>>),
+    Outside,
     Ready,
     Abort,
 }
@@ -487,7 +574,7 @@ async fn pump(
     direction: Direction,
     mut from: OwnedReadHalf,
     mut to: OwnedWriteHalf,
-    shared: Arc<Mutex<Shared>>,
+    shared: Arc<Conn>,
 ) -> Result<u64, ProxyError> {
     let me = index(direction);
     let other = 1 - me;
@@ -518,10 +605,15 @@ async fn pump(
         let waiting = !plaintext && handshake_left == 0 && transform.is_none();
         let writable = plaintext || transform.is_some();
         let event = poll_fn(|cx| {
+            // The waker first: whatever is handed over after the checks below wakes it.
+            relock(&shared.wakers)[me] = Some(cx.waker().clone());
             {
                 let mut s = lock(&shared);
                 if s.abort {
                     return Poll::Ready(Ok(Event::Abort));
+                }
+                if !relock(&shared.outside).is_empty() {
+                    return Poll::Ready(Ok(Event::Outside));
                 }
                 if waiting {
                     if s.transforms[me].is_some() {
@@ -530,7 +622,6 @@ async fn pump(
                 } else if !s.outbox[me].is_empty() && writable {
                     return Poll::Ready(Ok(Event::Fakes(std::mem::take(&mut s.outbox[me]))));
                 }
-                s.wakers[me] = Some(cx.waker().clone());
             }
             if waiting {
                 return Poll::Pending;
@@ -546,6 +637,10 @@ async fn pump(
         let n = match event {
             Err(e) => return Err(fail(&shared, io_err(false)(e))),
             Ok(Event::Abort) => return Ok(packets),
+            Ok(Event::Outside) => {
+                take_outside(&shared);
+                continue;
+            }
             Ok(Event::Ready) => {
                 transform = lock(&shared).transforms[me].take();
                 let Some(t) = transform.as_mut() else {
@@ -631,7 +726,7 @@ async fn pump(
                             None => classic(h),
                         };
                         *transforms = made.map(Some);
-                        s.wake(other);
+                        shared.wake(other);
                     }
                 }
             }
@@ -699,11 +794,10 @@ impl Transform for Identity {
 }
 
 /// Tells the other direction to stop; returns the error.
-fn fail(shared: &Mutex<Shared>, e: ProxyError) -> ProxyError {
-    let mut s = lock(shared);
-    s.abort = true;
-    s.wake(0);
-    s.wake(1);
+fn fail(conn: &Conn, e: ProxyError) -> ProxyError {
+    lock(conn).abort = true;
+    conn.wake(0);
+    conn.wake(1);
     e
 }
 
@@ -714,7 +808,7 @@ fn fail(shared: &Mutex<Shared>, e: ProxyError) -> ProxyError {
 fn dispatch(
     direction: Direction,
     split: &mut Splitter,
-    shared: &Mutex<Shared>,
+    shared: &Conn,
     out: &mut Vec<u8>,
 ) -> (u64, Option<ProxyError>) {
     let me = index(direction);
@@ -752,7 +846,7 @@ fn dispatch(
     }
     s.failures.extend(s.dispatch.take_failures());
     if woke {
-        s.wake(1 - me);
+        shared.wake(1 - me);
     }
     (n, error)
 }

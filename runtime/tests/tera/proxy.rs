@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Direction, Dispatch, Filter, HookOptions};
 use def_runtime::tera::protocol::OpcodeMap;
-use def_runtime::tera::proxy::{Closed, Proxy, ProxyError};
+use def_runtime::tera::proxy::{Closed, Proxy, ProxyError, Sender};
 use def_runtime::tera::session::{Cipher, HELLO, HandshakeError, KEY_LEN, KeyMixing, Session};
 
 use crate::support;
@@ -251,8 +251,8 @@ const NO_NAMES: OpcodeMap = OpcodeMap::new(&[], &[], &[]);
 
 /// A hook on every packet that only counts them, per direction: every packet then takes the
 /// dispatcher's hooked path (a copy, the hook, the bytes forwarded as they came).
-fn counting(counts: Arc<[AtomicU64; 2]>) -> impl Fn() -> Dispatch + Send + Sync {
-    move || {
+fn counting(counts: Arc<[AtomicU64; 2]>) -> impl Fn(&Sender) -> Dispatch + Send + Sync {
+    move |_: &Sender| {
         let mut d = Dispatch::new(NO_NAMES, Options::new());
         let counts = counts.clone();
         d.all(HookOptions::new(), move |cx, _| {
@@ -310,7 +310,7 @@ fn plaintext_mode_carries_the_vectors_unchanged() {
         return;
     };
     let h = Harness::start(|server| {
-        Proxy::new(server, || Dispatch::new(NO_NAMES, Options::new())).plaintext()
+        Proxy::new(server, |_| Dispatch::new(NO_NAMES, Options::new())).plaintext()
     });
     let (client, server) = h.connect();
     let (server_got, client_got) = exchange(client, server, None, up.clone(), down.clone(), true);
@@ -325,7 +325,7 @@ fn the_older_key_mixing_and_a_plugged_transform() {
     };
     // The older mixing: the peers key their sessions with it too.
     let h = Harness::start(|server| {
-        Proxy::new(server, || Dispatch::new(NO_NAMES, Options::new()))
+        Proxy::new(server, |_| Dispatch::new(NO_NAMES, Options::new()))
             .key_mixing(KeyMixing::BeforePatch45)
     });
     let (mut client, mut server) = h.connect();
@@ -369,7 +369,7 @@ fn the_older_key_mixing_and_a_plugged_transform() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let seen2 = seen.clone();
     let h = Harness::start(|server| {
-        Proxy::new(server, move || {
+        Proxy::new(server, move |_| {
             let seen = seen2.clone();
             let mut d = Dispatch::new(NO_NAMES, Options::new());
             d.all(HookOptions::new(), move |_, p| {
@@ -471,7 +471,7 @@ fn mod_dispatch() -> Dispatch {
 fn hooks_modify_silence_inject_and_a_panic_does_not_end_the_connection() {
     for plaintext in [false, true] {
         let h = Harness::start(|server| {
-            let p = Proxy::new(server, mod_dispatch);
+            let p = Proxy::new(server, |_| mod_dispatch());
             if plaintext { p.plaintext() } else { p }
         });
         let (mut client, mut server) = h.connect();
@@ -554,7 +554,7 @@ fn a_dynamic_protocol_hooked_by_name_and_version() {
 
     let p = protocol.clone();
     let h = Harness::start(move |server| {
-        Proxy::new(server, move || {
+        Proxy::new(server, move |_| {
             let mut d = Dispatch::for_protocol(p.clone(), Options::new());
             d.hook_json("S_CHAT", None, HookOptions::new(), |_, obj| {
                 obj["message"] = serde_json::Value::from("changed");
@@ -609,7 +609,8 @@ fn a_dynamic_protocol_hooked_by_name_and_version() {
 
 #[test]
 fn garbage_instead_of_a_key_is_refused_and_others_are_served() {
-    let h = Harness::start(|server| Proxy::new(server, || Dispatch::new(NO_NAMES, Options::new())));
+    let h =
+        Harness::start(|server| Proxy::new(server, |_| Dispatch::new(NO_NAMES, Options::new())));
     // A client that sends 100 bytes of text where its keys go, then closes.
     let (mut client, mut server) = h.connect();
     server.write_all(&HELLO).unwrap();
@@ -653,7 +654,7 @@ fn garbage_instead_of_a_key_is_refused_and_others_are_served() {
 #[test]
 fn a_stream_that_cannot_be_split_ends_its_connection_only() {
     let h = Harness::start(|server| {
-        Proxy::new(server, || Dispatch::new(NO_NAMES, Options::new())).plaintext()
+        Proxy::new(server, |_| Dispatch::new(NO_NAMES, Options::new())).plaintext()
     });
     let (mut client, mut server) = h.connect();
     // One good packet, then a header of length 2.
@@ -687,7 +688,7 @@ fn a_stream_that_cannot_be_split_ends_its_connection_only() {
 #[test]
 fn half_close_from_the_server_and_a_reset_client() {
     let h = Harness::start(|server| {
-        Proxy::new(server, || Dispatch::new(NO_NAMES, Options::new())).plaintext()
+        Proxy::new(server, |_| Dispatch::new(NO_NAMES, Options::new())).plaintext()
     });
     // The server closes its sending half first; the client goes on sending after that.
     let (mut client, mut server) = h.connect();
@@ -735,5 +736,90 @@ fn half_close_from_the_server_and_a_reset_client() {
         ),
         "{:?}",
         closed.error
+    );
+}
+
+#[test]
+fn a_sender_kept_outside_the_hooks_sends_fakes_both_ways() {
+    let slot: Arc<Mutex<Option<Sender>>> = Arc::new(Mutex::new(None));
+    let kept = slot.clone();
+    let h = Harness::start(move |server| {
+        Proxy::new(server, move |sender| {
+            *kept.lock().unwrap() = Some(sender.clone());
+            let mut d = Dispatch::new(MAP, Options::new());
+            // Fakes go through the hooks too: this one marks the fake S_TICKs it sees.
+            d.raw(
+                "S_TICK",
+                HookOptions::new().filter(Filter {
+                    fake: Some(true),
+                    ..Filter::default()
+                }),
+                |_, p| {
+                    p[4] = 0xfa;
+                    Action::Modified
+                },
+            )
+            .unwrap();
+            // A sender used inside a hook (whose lock it must not take).
+            let inner = sender.clone();
+            d.raw("C_PING", HookOptions::new(), move |_, p| {
+                assert!(inner.send(Direction::ToClient, packet(21, &[p[4]])));
+                Action::Pass
+            })
+            .unwrap();
+            d
+        })
+    });
+    let (mut client, mut server) = h.connect();
+    let session = handshake(&mut client, &mut server, &mut Rng(8));
+    let (mut to_server, mut from_server) = (
+        session.client_to_server.clone(),
+        session.server_to_client.clone(),
+    );
+    let (mut at_server, mut at_client) = (session.client_to_server, session.server_to_client);
+    let sender = slot
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("made with the connection");
+    // Nothing else moves on the connection: the sender's packets are written at once.
+    assert!(sender.send(Direction::ToClient, packet(20, &[1])));
+    let mut got = read_n(&mut client, 5);
+    at_client.apply(&mut got);
+    assert_eq!(got, packet(20, &[0xfa]), "through the hooks as a fake");
+    assert!(sender.send(Direction::ToServer, packet(10, &[2])));
+    let mut got = read_n(&mut server, 5);
+    at_server.apply(&mut got);
+    assert_eq!(got, packet(10, &[2]));
+    // From inside a hook.
+    let mut ping = packet(12, &[3]);
+    to_server.apply(&mut ping);
+    client.write_all(&ping).unwrap();
+    let mut got = read_n(&mut client, 5);
+    at_client.apply(&mut got);
+    assert_eq!(got, packet(21, &[3]));
+    let mut got = read_n(&mut server, 5);
+    at_server.apply(&mut got);
+    assert_eq!(got, packet(12, &[3]));
+    // The server's own packets still decrypt after the fakes.
+    let mut tick = packet(20, &[4]);
+    from_server.apply(&mut tick);
+    server.write_all(&tick).unwrap();
+    let mut got = read_n(&mut client, 5);
+    at_client.apply(&mut got);
+    assert_eq!(got, packet(20, &[4]));
+    client.shutdown(Shutdown::Write).unwrap();
+    server.shutdown(Shutdown::Write).unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    client.read_to_end(&mut a).unwrap();
+    server.read_to_end(&mut b).unwrap();
+    let closed = h.next_closed();
+    assert!(
+        closed.error.is_none() && closed.failures.is_empty(),
+        "{closed:?}"
+    );
+    assert!(
+        !sender.send(Direction::ToClient, packet(20, &[5])),
+        "the connection is gone"
     );
 }
