@@ -35,6 +35,16 @@
 //! * Covered sessions are those of [`session`](super::session): the classic cipher, both key
 //!   mixings; another scheme plugs in through [`Proxy::transform`].
 //!
+//! Limits a user should know:
+//! * Keys are random bytes, so a client that sends 128 bytes of garbage as a key is not told
+//!   apart from a real one: its stream fails later, when the decrypted bytes do not split into
+//!   packets ([`ProxyError::Frame`]), and only its own connection ends.
+//! * There is no handshake timeout (that would need tokio's timers): a peer that sends part of
+//!   its keys and goes silent holds its connection (one task pair, a few KiB) until it closes.
+//!   Put the listener behind your own accept limit where that matters.
+//! * Bytes of a packet cut short by the end of a stream are not forwarded (there is no packet
+//!   to hand to the hooks); the connection's [`Closed::error`] says so.
+//!
 //! ```no_run
 //! use def_runtime::Options;
 //! use def_runtime::tera::dispatch::Dispatch;
