@@ -243,6 +243,21 @@ pub enum NbtError {
         /// What does not fit, and the value.
         reason: String,
     },
+    /// A node of an NBT dump (the JSON of [`dump`](super::dump)) is not NBT: a missing or
+    /// unknown `type`, a value out of its type's range, a list element of another type.
+    #[error(
+        "NBT dump, {}at `{path}`: {}",
+        root.map(|i| format!("roots[{i}], ")).unwrap_or_default(),
+        Clip(reason, clip::TEXT)
+    )]
+    DumpEntry {
+        /// The root's position in the dump's `roots` array, when the dump has one.
+        root: Option<usize>,
+        /// The node's tag path in its root.
+        path: TagPath,
+        /// What is wrong.
+        reason: String,
+    },
     /// SNBT text does not parse.
     #[error("SNBT line {line}, column {column}: {message}")]
     Snbt {
@@ -313,6 +328,7 @@ impl NbtError {
             | NbtError::MemoryLimit { path, .. }
             | NbtError::Unwritable { path, .. }
             | NbtError::PathNotFound { path, .. }
+            | NbtError::DumpEntry { path, .. }
             | NbtError::WrongType { path, .. } => Some(path),
             _ => None,
         }
