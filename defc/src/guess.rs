@@ -377,7 +377,10 @@ fn evidence(def: &Definition, bytes: &[u8], opts: Options, e: &mut Evidence) -> 
     let ss = spans(def.layout(), bytes, opts).ok()?;
     for s in &ss {
         let b = &bytes[s.start..s.end];
-        let in_element = s.path.contains('[');
+        let in_element = s
+            .path
+            .iter()
+            .any(|step| matches!(step, def_runtime::tera::PathSegment::Index(_)));
         match s.kind {
             SpanKind::Value(ty) => {
                 e.value(ty, b);
