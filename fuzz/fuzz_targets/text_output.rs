@@ -90,7 +90,11 @@ fn check(data: &[u8]) {
         .filter(|c| !c.is_whitespace() && *c != '#')
         .take(200)
         .collect();
-    let name = if name.is_empty() { "x".to_string() } else { name };
+    let name = if name.is_empty() {
+        "x".to_string()
+    } else {
+        name
+    };
     let def = format!(
         "int32 {name}\nstring {name}_s\narray {name}_a\n- int16 {name}\n- string {name}_t\nobject {name}_o\n- bytes {name}\n"
     );
@@ -120,7 +124,10 @@ fn check(data: &[u8]) {
     };
     no_raw("SNBT", &nbt::snbt::to_snbt(&nbt.tag), &['\n']);
     let dump = nbt::dump::root_to_json(&nbt);
-    if let Some(c) = dump.chars().find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\n')) {
+    if let Some(c) = dump
+        .chars()
+        .find(|c| !(c.is_ascii_graphic() || *c == ' ' || *c == '\n'))
+    {
         panic!("NBT dump: {c:?} is not printable ASCII");
     }
     if let Ok(bytes) = nbt.to_bytes(Edition::Java) {

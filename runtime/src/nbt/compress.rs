@@ -191,11 +191,17 @@ pub fn compress(data: &[u8], how: Compression) -> Result<Vec<u8>> {
 const LZ4_MAGIC: &[u8; 8] = b"LZ4Block";
 const LZ4_BLOCK: usize = 1 << 16;
 
+/// A block of lz4-java's framing: its token (method in the high nibble), data and claimed
+/// decompressed size.
+struct Lz4Block<'d> {
+    token: u8,
+    body: &'d [u8],
+    dlen: usize,
+}
+
 /// One block header of lz4-java's framing, the block's data split off `data`: `Ok(None)` for
 /// the end block, `Err` for a header or length that does not hold.
-fn lz4_block<'d>(
-    data: &mut &'d [u8],
-) -> std::result::Result<Option<(u8, &'d [u8], usize)>, &'static str> {
+fn lz4_block<'d>(data: &mut &'d [u8]) -> std::result::Result<Option<Lz4Block<'d>>, &'static str> {
     let d = *data;
     if d.is_empty() {
         return Err("LZ4 stream ends without its end block");
@@ -213,7 +219,11 @@ fn lz4_block<'d>(
         return Err("LZ4 block length out of range");
     }
     *data = &d[21 + clen..];
-    Ok(Some((token, &d[21..21 + clen], dlen)))
+    Ok(Some(Lz4Block {
+        token,
+        body: &d[21..21 + clen],
+        dlen,
+    }))
 }
 
 /// Whether a block's claimed size is more than its data can hold: an LZ4 sequence turns each
@@ -231,7 +241,7 @@ fn lz4_claims_too_much(body: &[u8], dlen: usize) -> bool {
 fn lz4_blocks(data: &[u8], limit: usize) -> Result<Decompressed> {
     let mut size = 0usize;
     let mut rest = data;
-    while let Ok(Some((_, body, dlen))) = lz4_block(&mut rest) {
+    while let Ok(Some(Lz4Block { body, dlen, .. })) = lz4_block(&mut rest) {
         if size + dlen > limit || lz4_claims_too_much(body, dlen) {
             break;
         }
@@ -240,7 +250,7 @@ fn lz4_blocks(data: &[u8], limit: usize) -> Result<Decompressed> {
     let mut out = exact(size)?;
     let mut data = data;
     loop {
-        let (token, body, dlen) = match lz4_block(&mut data) {
+        let Lz4Block { token, body, dlen } = match lz4_block(&mut data) {
             Ok(Some(block)) => block,
             Ok(None) => return finish(out, None),
             Err(why) => return finish(out, Some(why.into())),
