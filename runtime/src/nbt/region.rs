@@ -855,24 +855,35 @@ mod fsx {
         }
     }
 
-    /// Reads at most `limit` bytes of `f`, whose length was `len` when opened; more is an
-    /// error. `read` gets the bytes read, failures included.
+    /// Reads `f`, whose length was `len` (at most `limit`) when opened, into a buffer of exactly
+    /// that size, never grown: a file with more to read than its length said (one that grows
+    /// while it is read, or a `/proc` file that says 0) is refused. `read` gets the bytes read,
+    /// failures included.
     fn read_bounded(
-        f: File,
+        mut f: File,
         len: u64,
         limit: usize,
         read: &mut usize,
     ) -> std::result::Result<Vec<u8>, String> {
-        let mut data = Vec::with_capacity(len.min(limit as u64) as usize);
-        let r = f.take(limit as u64 + 1).read_to_end(&mut data);
+        let len = len.min(limit as u64) as usize;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len)
+            .map_err(|_| format!("no memory for its {len} bytes"))?;
+        let r = (&mut f).take(len as u64).read_to_end(&mut data);
         *read = read.saturating_add(data.len());
         r.map_err(|e| format!("read failed: {e}"))?;
-        if data.len() > limit {
-            return Err(format!(
-                "it grew past the {limit} bytes left in the budget while it was read"
-            ));
+        let mut more = [0u8; 1];
+        match f.read(&mut more) {
+            Ok(0) => Ok(data),
+            Ok(_) => {
+                *read = read.saturating_add(1);
+                Err(format!(
+                    "it holds more than the {len} bytes its length said (it grew while it was \
+                     read); not kept"
+                ))
+            }
+            Err(e) => Err(format!("read failed: {e}")),
         }
-        Ok(data)
     }
 
     /// The file `name` of folder `dir`, if it is a regular file there (not a symbolic link,
