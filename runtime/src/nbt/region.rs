@@ -309,8 +309,8 @@ impl RegionFile {
     /// chunk files `c.X.Z.mcc` are named by the region's contents, so they are untrusted: one
     /// is read only if it is a regular file in `path`'s folder itself, not a symbolic link
     /// (even one that stays in the folder), FIFO, socket or device, and only if its length
-    /// fits in what the budget has left, checked before reading; the read itself stops there
-    /// too, should the file grow. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
+    /// fits in what the budget has left, checked before reading; it is read into a buffer of
+    /// that length, and a file with more to read (one that grows) is refused. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
     /// ([`ChunkStatus::External`] when the file does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
         RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
