@@ -92,6 +92,37 @@ pub(crate) fn quote(name: &str) -> String {
     s
 }
 
+/// Appends one step in the text form, whole (no clipping, hidden characters as they are): for
+/// tools that keep the path as data. `first`: whether it is the path's first step.
+#[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
+pub(crate) fn push_text(s: &mut String, first: bool, segment: &PathSegment) {
+    use core::fmt::Write;
+    match segment {
+        PathSegment::Field(name) => {
+            if !first {
+                s.push('.');
+            }
+            if needs_quotes(name) {
+                s.push_str(&quote(name));
+            } else {
+                s.push_str(name);
+            }
+        }
+        PathSegment::Index(i) => {
+            let _ = write!(s, "[{i}]");
+        }
+        PathSegment::Key(k) => {
+            let _ = write!(s, "[{k}]");
+        }
+        PathSegment::KeyAt(i) => {
+            let _ = write!(s, "{{key {i}}}");
+        }
+        PathSegment::Part(p) => {
+            let _ = write!(s, "<{p}>");
+        }
+    }
+}
+
 impl fmt::Display for ValuePath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.rev.is_empty() {

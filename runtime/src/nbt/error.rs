@@ -282,6 +282,20 @@ pub enum NbtErrorKind {
         /// What does not fit, and the value.
         reason: String,
     },
+    /// A node of an NBT dump (the JSON of [`dump`](super::dump)) is not NBT: a missing or
+    /// unknown `type`, a value out of its type's range, a list element of another type. The
+    /// error's path is the node's tag path in its root.
+    #[error(
+        "{}the dump: {}",
+        root.map(|i| format!("roots[{i}] of ")).unwrap_or_default(),
+        Clip(reason, clip::TEXT)
+    )]
+    DumpEntry {
+        /// The root's position in the dump's `roots` array, when the dump has one.
+        root: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
     /// SNBT text does not parse.
     #[error("SNBT line {line}, column {column}: {message}")]
     Snbt {

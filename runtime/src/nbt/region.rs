@@ -309,8 +309,8 @@ impl RegionFile {
     /// chunk files `c.X.Z.mcc` are named by the region's contents, so they are untrusted: one
     /// is read only if it is a regular file in `path`'s folder itself, not a symbolic link
     /// (even one that stays in the folder), FIFO, socket or device, and only if its length
-    /// fits in what the budget has left, checked before reading; the read itself stops there
-    /// too, should the file grow. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
+    /// fits in what the budget has left, checked before reading; it is read into a buffer of
+    /// that length, and a file with more to read (one that grows) is refused. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
     /// ([`ChunkStatus::External`] when the file does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
         RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
@@ -857,24 +857,35 @@ mod fsx {
         }
     }
 
-    /// Reads at most `limit` bytes of `f`, whose length was `len` when opened; more is an
-    /// error. `read` gets the bytes read, failures included.
+    /// Reads `f`, whose length was `len` (at most `limit`) when opened, into a buffer of exactly
+    /// that size, never grown: a file with more to read than its length said (one that grows
+    /// while it is read, or a `/proc` file that says 0) is refused. `read` gets the bytes read,
+    /// failures included.
     fn read_bounded(
-        f: File,
+        mut f: File,
         len: u64,
         limit: usize,
         read: &mut usize,
     ) -> std::result::Result<Vec<u8>, String> {
-        let mut data = Vec::with_capacity(len.min(limit as u64) as usize);
-        let r = f.take(limit as u64 + 1).read_to_end(&mut data);
+        let len = len.min(limit as u64) as usize;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len)
+            .map_err(|_| format!("no memory for its {len} bytes"))?;
+        let r = (&mut f).take(len as u64).read_to_end(&mut data);
         *read = read.saturating_add(data.len());
         r.map_err(|e| format!("read failed: {e}"))?;
-        if data.len() > limit {
-            return Err(format!(
-                "it grew past the {limit} bytes left in the budget while it was read"
-            ));
+        let mut more = [0u8; 1];
+        match f.read(&mut more) {
+            Ok(0) => Ok(data),
+            Ok(_) => {
+                *read = read.saturating_add(1);
+                Err(format!(
+                    "it holds more than the {len} bytes its length said (it grew while it was \
+                     read); not kept"
+                ))
+            }
+            Err(e) => Err(format!("read failed: {e}")),
         }
-        Ok(data)
     }
 
     /// The file `name` of folder `dir`, if it is a regular file there (not a symbolic link,

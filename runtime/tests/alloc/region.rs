@@ -268,6 +268,31 @@ fn an_external_file_over_the_budget_is_refused_before_it_is_read() {
     assert!(used.total < 64 << 10, "allocated {} bytes", used.total);
 }
 
+/// A file holding more than its length says (here a `/proc` file, whose length is 0, reached
+/// through the link the caller's region path may be) is refused after its length, not read on
+/// into a buffer that grows: what is held is what the length said.
+#[test]
+fn a_file_with_more_than_its_length_is_refused() {
+    let _s = counting::serial();
+    let maps = Path::new("/proc/self/maps");
+    if !maps.exists() {
+        return;
+    }
+    let dir = TempDir::new("proc");
+    let path = dir.0.join("r.0.0.mca");
+    std::os::unix::fs::symlink(maps, &path).unwrap();
+    let mut r = None;
+    let used = counting::measure(|| r = Some(RegionFile::open(&path)));
+    match r.unwrap().map_err(|e| e.into_kind()) {
+        Err(NbtErrorKind::Region(m)) => assert!(
+            m.contains("holds more than the 0 bytes its length said"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(used.peak < 64 << 10, "held {} bytes", used.peak);
+}
+
 #[test]
 fn external_files_read_count_against_one_budget() {
     let _s = counting::serial();

@@ -468,3 +468,88 @@ fn snbt_named_escape_starting_with_a_hyphen() {
     let ok = def_runtime::nbt::snbt::parse("'\\N{HYPHEN-MINUS}'").expect("a known name");
     assert_eq!(def_runtime::nbt::snbt::to_snbt(&ok), "\"-\"");
 }
+
+/// A dump's error names the root (its place in `roots`) and the tag path of the node that is
+/// wrong, as a region dump's names its chunk: never "at byte 0" for a node deep in the third
+/// root.
+#[test]
+fn dump_errors_name_the_root_and_the_tag_path() {
+    use def_runtime::nbt::dump::{Json, roots_from_json};
+    let good = r#"{"name":"","type":"compound","value":{}}"#;
+    let cases = [
+        (
+            // The third root: Level.Sections[1].y holds 300 as a byte.
+            format!(
+                r#"{{"roots":[{good},{good},{{"name":"","type":"compound","value":{{"Level":
+                {{"type":"compound","value":{{"Sections":{{"type":"list","element_type":"compound",
+                "value":[{{"type":"compound","value":{{}}}},{{"type":"compound","value":{{"y":
+                {{"type":"byte","value":300}}}}}}]}}}}}}}}}}]}}"#
+            ),
+            Some(2),
+            "Level.Sections[1].y",
+            "integer 300 out of range",
+        ),
+        (
+            // An int array's third element.
+            r#"{"name":null,"type":"compound","value":{"a":{"type":"int_array","value":[1,2,1.5]}}}"#
+                .to_string(),
+            None,
+            "a[2]",
+            "integer 1.5 out of range",
+        ),
+        (
+            // A list element of another type than the list's.
+            r#"{"name":null,"type":"compound","value":{"l":{"type":"list","element_type":"int",
+                "value":[{"type":"int","value":1},{"type":"byte","value":1}]}}}"#
+                .to_string(),
+            None,
+            "l[1]",
+            "list element of the wrong type",
+        ),
+        (
+            // A key that holds a dot and a bracket is one key, quoted.
+            format!(
+                r#"{{"roots":[{good},{{"name":"","type":"compound","value":{{"a.b[0]":{{"type":"nope","value":1}}}}}}]}}"#
+            ),
+            Some(1),
+            "\"a.b[0]\"",
+            "unknown tag type name",
+        ),
+        (
+            // The root itself.
+            format!(r#"{{"roots":[{good},{{"name":""}}]}}"#),
+            Some(1),
+            "(root)",
+            "missing \"type\"",
+        ),
+    ];
+    for (text, root, path, reason) in cases {
+        let e = roots_from_json(&Json::parse(&text).unwrap()).unwrap_err();
+        match e.kind() {
+            NbtErrorKind::DumpEntry {
+                root: r,
+                reason: why,
+            } => {
+                assert_eq!(*r, root, "{e}");
+                assert_eq!(e.path().to_string(), path, "{e}");
+                assert!(why.contains(reason), "{e}");
+            }
+            _ => panic!("{text}: {e}"),
+        }
+        let shown = e.to_string();
+        let place = match (root, path) {
+            (Some(i), "(root)") => format!("NBT: roots[{i}] of the dump: "),
+            (Some(i), _) => format!("NBT in `{path}`: roots[{i}] of the dump: "),
+            (None, "(root)") => "NBT: the dump: ".to_string(),
+            (None, _) => format!("NBT in `{path}`: the dump: "),
+        };
+        assert!(shown.starts_with(&place), "{shown}");
+        assert!(!shown.contains("byte 0"), "{shown}");
+    }
+    // A hostile key is shown escaped in the path.
+    let text = r#"{"name":null,"type":"compound","value":{"\u001b]0;t\u0007":{"type":"int","value":1e99}}}"#;
+    let e = roots_from_json(&Json::parse(text).unwrap()).unwrap_err();
+    let shown = e.to_string();
+    assert!(!shown.contains(['\u{1b}', '\u{7}']), "{shown:?}");
+    assert!(shown.contains(r"\u{1b}]0;t\u{7}"), "{shown:?}");
+}
