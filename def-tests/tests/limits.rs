@@ -119,7 +119,8 @@ fn strict_reading() {
     assert_eq!(
         e.to_string(),
         format!(
-            "I_FIXED_AFTER_VAR v1: at {:#x}: 1 trailing bytes after the last field (used {} of {})",
+            "I_FIXED_AFTER_VAR v1 at byte {} ({:#x}): 1 trailing bytes after the last field (used {} of {})",
+            bytes.len() - 1,
             bytes.len() - 1,
             bytes.len() - 1,
             bytes.len()
