@@ -222,6 +222,13 @@ enum Command {
         /// (before or from patch 45). Default: the newest versions, the mixing from 45.
         #[arg(long)]
         patch: Option<u32>,
+        /// The platform whose files override the plain ones.
+        #[arg(long, default_value = "pc", value_parser = ["pc", "ps4", "xb1"])]
+        platform: String,
+        /// Opcodes with 8 bytes of padding after the header, comma-separated (their packets
+        /// are decoded, for hooks and the log, past the padding).
+        #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
+        padding_opcodes: Vec<u16>,
         /// No handshake and no cipher (emulators, tests).
         #[arg(long)]
         plaintext: bool,
@@ -353,6 +360,8 @@ fn main() -> ExitCode {
             map,
             deprecated,
             patch,
+            platform,
+            padding_opcodes,
             plaintext,
             log,
         } => proxy::run(&proxy::Args {
@@ -362,6 +371,9 @@ fn main() -> ExitCode {
             map: &map,
             deprecated: deprecated.as_deref(),
             patch,
+            platform: def_parser::ast::Platform::parse(&platform)
+                .unwrap_or(def_parser::ast::Platform::Pc),
+            padding_opcodes,
             plaintext,
             log: log.as_deref(),
         }),

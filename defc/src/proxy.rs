@@ -32,6 +32,10 @@ pub struct Args<'a> {
     pub deprecated: Option<&'a Path>,
     /// The patch: current versions and the cipher's key mixing.
     pub patch: Option<u32>,
+    /// The platform whose files override the plain ones.
+    pub platform: def_parser::ast::Platform,
+    /// Opcodes whose packets carry 8 bytes of padding after the header.
+    pub padding_opcodes: Vec<u16>,
     /// No handshake, no cipher.
     pub plaintext: bool,
     /// The JSON Lines log.
@@ -114,6 +118,8 @@ fn serve(a: &Args<'_>) -> Result<(), String> {
         .unwrap_or(0);
     let o = LoadOptions {
         patch: a.patch,
+        platform: a.platform,
+        padding_opcodes: a.padding_opcodes.clone(),
         ..LoadOptions::default()
     };
     let protocol = Arc::new(
