@@ -133,6 +133,14 @@ for t in ['{a:1b,b:2s,c:3,d:4L,e:5.0f,f:6.0d,g:"x",h:[1,2],i:[B;1b,2b],j:[I;1,2]
           '[{},{x:[[]]}]', "'single \\' quoted'", '{"quoted key":-1.5e10d,nan:NaNf}', '[]']:
     put("snbt_parse", t.encode())
 
+# Text output (fuzz_targets/text_output.rs): names and strings with terminal sequences, C1
+# controls, bidirectional and zero-width characters, markup; and the project's definitions.
+for t in ["a\x1b[2J\x1b]0;title\x07b", "x\u202ey\u009b\ufeffz\u200b", "<a href='&amp;'>\"</a>",
+          "s.t[0]", "\u2028\u2066rtl\u2069\x00\x7f", "int32 a\x01b\nstring s\u202e\narray q\n- int16 z\n"]:
+    put("text_output", t.encode())
+for p in sorted(glob.glob(os.path.join(fuzz, "..", "def-tests", "defs", "*.def"))):
+    put("text_output", open(p, "rb").read())
+
 # Generator (fuzz/src/codegen.rs): structured cases (byte 0 even) from fixed pseudo-random
 # bytes, and free-form ones (byte 0 odd): the corpus map, 0xFF, then FILE\nTEXT per definition.
 for k in range(16):

@@ -71,7 +71,7 @@ fn element_chain_loops() {
         },
         "{e}"
     );
-    assert_eq!(e.path(), "entries[2]");
+    assert_eq!(e.path().to_string(), "entries[2]");
 }
 
 #[test]
@@ -137,7 +137,7 @@ fn element_checks_in_the_chains_order() {
         let dynamic = d.decode_json(&b, opts).unwrap_err();
         for e in [&typed, &dynamic] {
             assert_eq!((e.kind(), e.offset()), (&kind, at), "{e}");
-            assert_eq!(e.path(), "ints[1]");
+            assert_eq!(e.path().to_string(), "ints[1]");
         }
     }
 }
@@ -177,7 +177,7 @@ fn string_without_terminator() {
     put16(&mut b, 6, 19); // `parameter`: one code unit (0x0100) before the end
     let e = both_fail::<IFixedAfterVar>(FIXED, &b);
     assert_eq!(*e.kind(), K::UnterminatedString, "{e}");
-    assert_eq!(e.path(), "parameter");
+    assert_eq!(e.path().to_string(), "parameter");
 }
 
 #[test]

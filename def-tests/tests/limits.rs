@@ -119,7 +119,8 @@ fn strict_reading() {
     assert_eq!(
         e.to_string(),
         format!(
-            "I_FIXED_AFTER_VAR v1: at {:#x}: 1 trailing bytes after the last field (used {} of {})",
+            "I_FIXED_AFTER_VAR v1 at byte {} ({:#x}): 1 trailing bytes after the last field (used {} of {})",
+            bytes.len() - 1,
             bytes.len() - 1,
             bytes.len() - 1,
             bytes.len()
@@ -148,6 +149,6 @@ fn strict_checks_here() {
         matches!(e.kind(), DecodeErrorKind::HereMismatch { .. }),
         "{e}"
     );
-    assert_eq!(e.path(), "entries[0]");
+    assert_eq!(e.path().to_string(), "entries[0]");
     assert!(CEveryType::decode(&bytes, Options::new()).is_ok());
 }

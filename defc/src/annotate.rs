@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use def_parser::Mode;
 use def_runtime::Options;
 use def_runtime::tera::dynamic::Definition;
-use def_runtime::tera::spans::{Span, SpanKind, spans};
+use def_runtime::tera::spans::{Span, SpanKind, path_text, spans};
 use serde_json::{Value, json};
 
 use crate::codec::decode_json;
@@ -117,10 +117,10 @@ fn value_text(decoded: &Value, s: &Span, bytes: &[u8]) -> String {
     }
 }
 
-/// A field path as the path column shows it: hidden characters escaped, cut after
-/// `def_text::PATH` bytes.
-fn shown_path(path: &str) -> String {
-    def_text::shown(path, def_text::PATH).to_string()
+/// A span's field path as the path column shows it: written by `path_text` (a name holding `.`
+/// or `[` in quotes), hidden characters escaped, cut after `def_text::PATH` bytes.
+fn shown_path(s: &Span) -> String {
+    def_text::shown(&path_text(&s.path), def_text::PATH).to_string()
 }
 
 /// `defc annotate`.
@@ -144,7 +144,7 @@ pub fn run(
                 .iter()
                 .map(|l| match l.span {
                     Some(s) => json!({
-                        "start": s.start, "end": s.end, "path": s.path,
+                        "start": s.start, "end": s.end, "path": path_text(&s.path),
                         "kind": s.kind.name(), "meta": s.kind.is_meta(),
                         "value": match s.kind {
                             SpanKind::Value(_) | SpanKind::Text => s.json_value(&decoded).cloned(),
@@ -175,7 +175,7 @@ pub fn run(
             - 1;
         let path_width = ls
             .iter()
-            .filter_map(|l| l.span.map(|s| shown_path(&s.path).chars().count()))
+            .filter_map(|l| l.span.map(|s| shown_path(s).chars().count()))
             .max()
             .unwrap_or(0);
         let mut out = String::new();
@@ -204,7 +204,7 @@ pub fn run(
                         _ => "32",
                     };
                     (
-                        format!("{:<path_width$}  {what:<10} {v}", shown_path(&s.path)),
+                        format!("{:<path_width$}  {what:<10} {v}", shown_path(s)),
                         code,
                     )
                 }

@@ -10,12 +10,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use def_runtime::Options;
+use def_runtime::PathSegment;
+use def_runtime::tera::spans::path_text;
 use serde_json::Value;
 
 use crate::annotate::{load, packet_arg};
 use crate::codec::decode_json;
 
-/// One difference.
+/// One difference, at a field path (`path_text` writes it).
 #[derive(Debug, PartialEq)]
 pub enum Change {
     /// A value differs.
@@ -26,27 +28,36 @@ pub enum Change {
     Removed(String, Value),
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+/// The differences from `a` to `b`, under `path` (the steps to them, one per name or index, so
+/// that a name holding `.` or `[` stays one step).
+pub fn diff(path: &mut Vec<PathSegment>, a: &Value, b: &Value, out: &mut Vec<Change>) {
+    // Runs `f` with one more step on the path.
+    fn at<R>(
+        path: &mut Vec<PathSegment>,
+        step: PathSegment,
+        f: impl FnOnce(&mut Vec<PathSegment>) -> R,
+    ) -> R {
+        path.push(step);
+        let r = f(path);
+        path.pop();
+        r
     }
-}
-
-/// The differences from `a` to `b`, under `path`.
-pub fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Change>) {
+    let key = |k: &String| PathSegment::Field(k.clone().into());
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, v) in x {
                 match y.get(k) {
-                    Some(w) => diff(&join(path, k), v, w, out),
-                    None => out.push(Change::Removed(join(path, k), v.clone())),
+                    Some(w) => at(path, key(k), |p| diff(p, v, w, out)),
+                    None => at(path, key(k), |p| {
+                        out.push(Change::Removed(path_text(p), v.clone()))
+                    }),
                 }
             }
             for (k, w) in y {
                 if !x.contains_key(k) {
-                    out.push(Change::Added(join(path, k), w.clone()));
+                    at(path, key(k), |p| {
+                        out.push(Change::Added(path_text(p), w.clone()))
+                    });
                 }
             }
         }
@@ -60,19 +71,24 @@ pub fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Change>) {
                 .count();
             let (xm, ym) = (&x[head..x.len() - tail], &y[head..y.len() - tail]);
             let pairs = xm.len().min(ym.len());
+            let index = |i: usize| PathSegment::Index(head + i);
             for i in 0..pairs {
-                diff(&format!("{path}[{}]", head + i), &xm[i], &ym[i], out);
+                at(path, index(i), |p| diff(p, &xm[i], &ym[i], out));
             }
             for (i, v) in xm.iter().enumerate().skip(pairs) {
-                out.push(Change::Removed(format!("{path}[{}]", head + i), v.clone()));
+                at(path, index(i), |p| {
+                    out.push(Change::Removed(path_text(p), v.clone()))
+                });
             }
             for (i, w) in ym.iter().enumerate().skip(pairs) {
-                out.push(Change::Added(format!("{path}[{}]", head + i), w.clone()));
+                at(path, index(i), |p| {
+                    out.push(Change::Added(path_text(p), w.clone()))
+                });
             }
         }
         _ => {
             if a != b {
-                out.push(Change::Changed(path.to_string(), a.clone(), b.clone()));
+                out.push(Change::Changed(path_text(path), a.clone(), b.clone()));
             }
         }
     }
@@ -89,7 +105,7 @@ pub fn run(def: &Path, padding: bool, a: &str, b: &str) -> ExitCode {
         let x = decode_json(&d, &first, opts).map_err(|e| format!("first packet: {e}"))?;
         let y = decode_json(&d, &second, opts).map_err(|e| format!("second packet: {e}"))?;
         let mut out = Vec::new();
-        diff("", &x, &y, &mut out);
+        diff(&mut Vec::new(), &x, &y, &mut out);
         Ok(out)
     };
     match go() {

@@ -14,6 +14,7 @@ mod explain;
 mod forced;
 mod guess;
 mod out;
+mod proxy;
 mod tera;
 
 #[cfg(feature = "godot")]
@@ -198,6 +199,43 @@ enum Command {
         /// (and optionally `direction`: "client" or "server"); `#` comments. `-`: standard input.
         capture: String,
     },
+    /// A TERA proxy: carries each client's connection to the server through the handshake and
+    /// cipher, packet by packet, byte for byte; `--log FILE` writes every packet as a JSON line
+    /// (`dir`, `opcode`, `name`, `version`, `object` or `error`, `len`), in arrival order.
+    Proxy {
+        /// Where clients connect (`127.0.0.1:7801`; port 0: any free port, printed at start).
+        #[arg(long)]
+        listen: String,
+        /// The server's address.
+        #[arg(long)]
+        upstream: String,
+        /// The definitions folder.
+        #[arg(long)]
+        defs: PathBuf,
+        /// The opcode map (`protocol.N.map`).
+        #[arg(long)]
+        map: PathBuf,
+        /// `deprecated.json` (none is read without it, as for `gen`).
+        #[arg(long)]
+        deprecated: Option<PathBuf>,
+        /// The patch: whose current versions decode the log, and the cipher's key mixing
+        /// (before or from patch 45). Default: the newest versions, the mixing from 45.
+        #[arg(long)]
+        patch: Option<u32>,
+        /// The platform whose files override the plain ones.
+        #[arg(long, default_value = "pc", value_parser = ["pc", "ps4", "xb1"])]
+        platform: String,
+        /// Opcodes with 8 bytes of padding after the header, comma-separated (their packets
+        /// are decoded, for hooks and the log, past the padding).
+        #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
+        padding_opcodes: Vec<u16>,
+        /// No handshake and no cipher (emulators, tests).
+        #[arg(long)]
+        plaintext: bool,
+        /// Write one JSON line per packet to this file.
+        #[arg(long)]
+        log: Option<PathBuf>,
+    },
     /// Godot binary Variant tools.
     #[cfg(feature = "godot")]
     #[command(subcommand)]
@@ -315,6 +353,30 @@ fn main() -> ExitCode {
                 Err(e) => tera::fail(e),
             }
         }
+        Command::Proxy {
+            listen,
+            upstream,
+            defs,
+            map,
+            deprecated,
+            patch,
+            platform,
+            padding_opcodes,
+            plaintext,
+            log,
+        } => proxy::run(&proxy::Args {
+            listen: &listen,
+            upstream: &upstream,
+            defs: &defs,
+            map: &map,
+            deprecated: deprecated.as_deref(),
+            patch,
+            platform: def_parser::ast::Platform::parse(&platform)
+                .unwrap_or(def_parser::ast::Platform::Pc),
+            padding_opcodes,
+            plaintext,
+            log: log.as_deref(),
+        }),
         #[cfg(feature = "godot")]
         Command::Godot(cmd) => godot::run(cmd),
         #[cfg(feature = "nbt")]

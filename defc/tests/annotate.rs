@@ -272,3 +272,85 @@ fn annotate_wraps_long_ranges_at_16_bytes() {
     assert!(lines[at].ends_with("\"abcdefghij\""), "{}", lines[at]);
     assert_eq!(lines[at + 1], "001e        69 00 6a 00 00 00");
 }
+
+/// Field names holding `.` and `[` (compatible mode reads them; the reference cannot) are one
+/// step each: `annotate`'s value column finds every value, its path column and `diff`'s paths
+/// quote such names, and the JSON form gives the same paths.
+#[test]
+fn names_holding_dots_and_brackets_show_their_values() {
+    let dir = std::env::temp_dir().join(format!("defc_dot_names_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let def = dir.join("S_DOT.1.def");
+    std::fs::write(
+        &def,
+        "int32 a.b\nint32 c[1]\nstring s.t[0]\narray x.y\n- int16 q[2].r\nobject o.p\n- int32 z.w\n",
+    )
+    .unwrap();
+    let def = def.to_str().unwrap();
+    let encode = |json: &str| {
+        let out = defc(&["encode", "--def", def, json]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let a = encode(
+        r#"{"a.b":7,"c[1]":8,"s.t[0]":"hi","x.y":[{"q[2].r":3},{"q[2].r":4}],"o.p":{"z.w":9}}"#,
+    );
+    let b = encode(
+        r#"{"a.b":7,"c[1]":5,"s.t[0]":"ho","x.y":[{"q[2].r":3},{"q[2].r":6}],"o.p":{"z.w":-9}}"#,
+    );
+    let out = defc(&["annotate", "--def", def, "--color", "never", &a]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Each value line ends in its path (the column as wide as the widest, 17), its type and
+    // its value.
+    let want = [
+        ("\"a.b\"", "int32      7"),
+        ("\"c[1]\"", "int32      8"),
+        ("\"s.t[0]\"", "string     \"hi\""),
+        ("\"x.y\"[0].\"q[2].r\"", "int16      3"),
+        ("\"x.y\"[1].\"q[2].r\"", "int16      4"),
+        ("\"o.p\".\"z.w\"", "int32      9"),
+    ];
+    for (path, rest) in want {
+        let line = format!("  {path:<17}  {rest}");
+        assert_eq!(
+            text.lines().filter(|l| l.ends_with(&line)).count(),
+            1,
+            "{line:?} in\n{text}"
+        );
+    }
+    // The JSON form: the same paths and values.
+    let out = defc(&["annotate", "--def", def, "--json", &a]);
+    let ranges: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let values: Vec<(String, Value)> = ranges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["value"].is_null())
+        .map(|r| (r["path"].as_str().unwrap().to_string(), r["value"].clone()))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("\"a.b\"", 7.into()),
+            ("\"c[1]\"", 8.into()),
+            ("\"s.t[0]\"", "hi".into()),
+            ("\"x.y\"[0].\"q[2].r\"", 3.into()),
+            ("\"x.y\"[1].\"q[2].r\"", 4.into()),
+            ("\"o.p\".\"z.w\"", 9.into()),
+        ]
+        .map(|(p, v): (&str, Value)| (p.to_string(), v))
+    );
+    let out = defc(&["diff", "--def", def, &a, &b]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "~ \"c[1]\": 8 -> 5\n~ \"s.t[0]\": \"hi\" -> \"ho\"\n~ \"x.y\"[1].\"q[2].r\": 4 -> 6\n\
+         ~ \"o.p\".\"z.w\": 9 -> -9\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

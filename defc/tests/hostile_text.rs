@@ -186,7 +186,7 @@ fn check_explain_annotate_diff_and_decode_show_no_raw_control_or_bidi_character(
     assert!(!r.ok);
     assert!(
         r.stdout
-            .contains("e\\u{9b}31m\\u{200b}[0].g\\u{2066}h\\u{7f}: 1 -> 5"),
+            .contains("\"e\\u{9b}31m\\u{200b}\"[0].\"g\\u{2066}h\\u{7f}\": 1 -> 5"),
         "{}",
         r.stdout
     );

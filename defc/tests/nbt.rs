@@ -232,7 +232,7 @@ fn world_prints_a_summary_with_file_names_escaped() {
             "compression: zlib 2",
             "data versions: 1952 1, 2230 1",
             "errors: 1",
-            "  dimensions/ns/e\\u{1b}[2J/region/r.1.1.mca: region file: 100 bytes is shorter than \
+            "  dimensions/ns/e\\u{1b}[2J/region/r.1.1.mca: NBT: region file: 100 bytes is shorter than \
              the 8 KiB header",
         ],
         "{text}"

@@ -1,27 +1,25 @@
-//! A TERA proxy over TCP, as TERA Toolbox is one: it sits between a game client and its server,
-//! splits each direction of the connection into packets, hooks messages by name, and passes on
-//! everything no hook wants without touching it.
+//! A TERA proxy over TCP, as TERA Toolbox is one, on the runtime's [`Proxy`]: it sits between a
+//! game client and its server, splits each direction into packets, hooks messages by name, and
+//! passes on everything no hook wants without touching it.
 //!
-//! Two hooks, one per direction, on a protocol generated for the two messages they need
-//! ([`crate::protocol`]):
-//! * client to server, `C_CHAT`: logged as JSON (the `Packet` enum's serde form), forwarded
+//! Two hooks on a protocol generated for the two messages they need ([`crate::protocol`]):
+//! * `C_CHAT` (client to server): logged as JSON (the `Packet` enum's serde form), forwarded
 //!   unchanged;
-//! * server to client, `S_ITEMLIST`: its `money` doubled in place through a mutable zero-copy
+//! * `S_ITEMLIST` (server to client): its `money` doubled in place through a mutable zero-copy
 //!   view of the packet's own bytes (no decode, no encode), then forwarded.
 //!
-//! Each direction reads what the socket gives into a [`Splitter`], relays the whole packets of
-//! that read through the hook ([`Splitter::relay`]: the hook patches a packet in the splitter's
-//! buffer, then the packets are copied to one output buffer in runs), and writes the buffer in
-//! one call. `src/bin/proxy.rs` runs it between a fake server and a fake client; `tests/proxy.rs`
-//! checks byte for byte what each side receives.
+//! The proxy runs in plaintext (the demonstration's peers do no handshake); a real one drops
+//! [`Proxy::plaintext`] and the classic session cipher is used. `src/bin/proxy.rs` runs it
+//! between a fake server and a fake client; `tests/proxy.rs` checks byte for byte what each side
+//! receives.
 
 use std::sync::{Arc, Mutex};
 
-use crate::protocol::c_chat::v1::CChat;
-use crate::protocol::s_itemlist::v7::{SItemlist, view};
+use crate::protocol::s_itemlist::v7::view;
 use def_runtime::Options;
-use def_runtime::tera::framing::{Splitter, Verdict};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use def_runtime::tera::dispatch::{Action, Dispatch, DispatchError, Filter, HookOptions};
+use def_runtime::tera::proxy::{Closed, Proxy};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 /// What the proxy did on one connection.
@@ -32,7 +30,7 @@ pub struct Report {
     /// `S_ITEMLIST` packets patched.
     pub patched: usize,
     /// Packets forwarded in each direction (client to server, server to client).
-    pub forwarded: (usize, usize),
+    pub forwarded: (u64, u64),
 }
 
 /// The options of a packet with this opcode (the protocol says which carry padding).
@@ -40,90 +38,61 @@ fn options(opcode: u16) -> Options {
     crate::protocol::MAP.options(opcode, Options::new())
 }
 
-/// The client-to-server hook: `C_CHAT` logged as JSON.
-fn log_chat(packet: &[u8], report: &Mutex<Report>) {
-    if def_runtime::tera::opcode(packet) != Some(CChat::OPCODE) {
-        return;
-    }
-    let line = match crate::protocol::Packet::decode(packet, Options::new()) {
-        Ok(p) => serde_json::to_string(&p)
-            .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string())),
-        // A packet the hook cannot read is still forwarded as it is.
-        Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
+/// The hooks of one connection, reporting into `report`.
+pub fn hooks(report: Arc<Mutex<Report>>) -> Result<Dispatch, DispatchError> {
+    let mut dispatch = Dispatch::new(crate::protocol::MAP, Options::new());
+    // Each hook in the direction its message travels (a server may echo a C_CHAT: not logged).
+    let from = |server: bool| {
+        HookOptions::new().filter(Filter {
+            incoming: Some(server),
+            ..Filter::default()
+        })
     };
-    report
-        .lock()
-        .expect("no panics while held")
-        .logged
-        .push(line);
-}
-
-/// The server-to-client hook: `S_ITEMLIST`'s `money` doubled in place.
-fn double_money(packet: &mut [u8], report: &Mutex<Report>) {
-    if def_runtime::tera::opcode(packet) != Some(SItemlist::OPCODE) {
-        return;
-    }
-    // Too short for its fixed fields: forwarded unchanged. The view takes the protocol's padding.
-    if let Ok(mut view) = view::SItemlist::new_mut(packet, Options::new()) {
+    let log = report.clone();
+    dispatch.raw("C_CHAT", from(false), move |_, packet| {
+        let line = match crate::protocol::Packet::decode(packet, Options::new()) {
+            Ok(p) => serde_json::to_string(&p)
+                .unwrap_or_else(|e| format!("{{\"error\":{:?}}}", e.to_string())),
+            // A packet the hook cannot read is still forwarded as it is.
+            Err(e) => format!("{{\"error\":{:?}}}", e.to_string()),
+        };
+        log.lock().expect("no panics while held").logged.push(line);
+        Action::Pass
+    })?;
+    dispatch.raw("S_ITEMLIST", from(true), move |_, packet| {
+        // Too short for its fixed fields: forwarded unchanged. The view takes the padding.
+        let Ok(mut view) = view::SItemlist::new_mut(packet, Options::new()) else {
+            return Action::Pass;
+        };
         let money = view.view().money();
         view.set_money(money.saturating_mul(2));
         report.lock().expect("no panics while held").patched += 1;
-    }
+        Action::Modified
+    })?;
+    Ok(dispatch)
 }
 
-/// Copies one direction of the connection, packet by packet, through `hook`; returns the packets
-/// forwarded. A header whose length is below 4 ends the connection with an error, as does a
-/// packet cut off by the end of the stream.
-async fn pump(
-    mut from: impl AsyncRead + Unpin,
-    mut to: impl AsyncWrite + Unpin,
-    mut hook: impl FnMut(&mut [u8]),
-) -> std::io::Result<usize> {
-    let mut split = Splitter::new();
-    let mut read = vec![0u8; 16 * 1024];
-    let mut out = Vec::with_capacity(64 * 1024);
-    let mut forwarded = 0;
-    loop {
-        let n = from.read(&mut read).await?;
-        if n == 0 {
-            split.finish().map_err(std::io::Error::other)?;
-            to.shutdown().await?;
-            return Ok(forwarded);
-        }
-        split.push(&read[..n]);
-        out.clear();
-        split
-            .relay(&mut out, |packet| {
-                hook(packet);
-                forwarded += 1;
-                Verdict::Forward
-            })
-            .map_err(std::io::Error::other)?;
-        to.write_all(&out).await?;
-    }
-}
-
-/// Serves one client accepted on `listener`: connects to the server at `server`, and copies
-/// both directions through the hooks until both sides have closed.
+/// Serves one client accepted on `listener`: connects to the server at `server`, and carries
+/// both directions through the hooks until both sides have closed. A stream that cannot be
+/// split into packets (or cut inside one) is an error.
 pub async fn serve_one(
     listener: &TcpListener,
     server: std::net::SocketAddr,
 ) -> std::io::Result<Report> {
     let (client, _) = listener.accept().await?;
-    let upstream = TcpStream::connect(server).await?;
     client.set_nodelay(true)?;
-    upstream.set_nodelay(true)?;
     let report = Arc::new(Mutex::new(Report::default()));
-    let (client_in, client_out) = client.into_split();
-    let (server_in, server_out) = upstream.into_split();
-    let (r1, r2) = (report.clone(), report.clone());
-    // A task per direction: each waits on its own socket, and a full socket one way never
-    // stalls the other.
-    let up = tokio::spawn(pump(client_in, server_out, move |p| log_chat(p, &r1)));
-    let down = tokio::spawn(pump(server_in, client_out, move |p| double_money(p, &r2)));
-    let (up, down) = (up.await?, down.await?);
+    let for_hooks = report.clone();
+    let proxy = Proxy::new(server, move |_| {
+        hooks(for_hooks.clone()).expect("both messages are in the protocol")
+    })
+    .plaintext();
+    let closed: Closed = proxy.connection(client).await;
+    if let Some(e) = closed.error {
+        return Err(std::io::Error::other(e));
+    }
     let mut report = report.lock().expect("no panics while held").clone();
-    report.forwarded = (up?, down?);
+    report.forwarded = (closed.to_server, closed.to_client);
     Ok(report)
 }
 

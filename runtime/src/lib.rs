@@ -183,9 +183,11 @@ extern crate alloc;
 mod clip;
 #[cfg(any(feature = "serde", feature = "godot"))]
 mod hex;
+mod path;
 
 pub mod tera;
 
+pub use path::{PathSegment, ValuePath};
 pub use tera::{
     Angle, Customize, DecodeError, EncodeError, Options, Packet, SkillId, SkillId32, TeraString,
     Vec3, Vec3fa,

@@ -23,9 +23,10 @@
 
 use std::collections::HashMap;
 
-use super::error::{DecodeError, DecodeErrorKind, PathSegment, key_label};
+use super::error::{DecodeError, DecodeErrorKind, key_label};
 use super::gstring::push_code_point;
 use super::value::*;
+use crate::path::PathSegment;
 
 /// The engine's `MAX_RECURSION_DEPTH`.
 pub const MAX_DEPTH: usize = 1024;
@@ -330,7 +331,7 @@ impl Open {
                 Some(k) => e.within(PathSegment::Key(key_label(k))),
             },
             Open::Object { object, name, .. } => match name {
-                Some((n, _)) => e.within(PathSegment::Property(n.clone())),
+                Some((n, _)) => e.within(PathSegment::Field(n.clone().into())),
                 None => e
                     .within(PathSegment::Part("property name"))
                     .within(PathSegment::Index(object.properties.len())),

@@ -12,8 +12,9 @@
 //! `var2bytes(v, true)`) decides how typed containers name classes and scripts (Godot 4).
 
 use super::decode::{AS_ID_CLASS, MAX_DEPTH, narrow};
-use super::error::{EncodeError, EncodeErrorKind, PathSegment, key_label};
+use super::error::{EncodeError, EncodeErrorKind, key_label};
 use super::value::*;
+use crate::path::PathSegment;
 
 /// Options of [`encode`].
 #[derive(Debug, Clone, Copy)]
@@ -112,7 +113,9 @@ impl Pending<'_> {
             } => e.within(PathSegment::KeyAt(at.saturating_sub(1))),
             Pending::Entries { key: Some(k), .. } => e.within(PathSegment::Key(key_label(k))),
             Pending::Entries { at, .. } => e.within(PathSegment::KeyAt(*at)),
-            Pending::Props { name: Some(n), .. } => e.within(PathSegment::Property((*n).clone())),
+            Pending::Props { name: Some(n), .. } => {
+                e.within(PathSegment::Field((*n).clone().into()))
+            }
             Pending::Props { .. } => e,
         }
     }

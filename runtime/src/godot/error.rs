@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::clip::{self, Clip};
+use crate::path::{PathSegment, ValuePath, write_place};
 
 use super::value::{VariantType, Version};
 
@@ -36,78 +37,6 @@ impl EngineError {
             EngineError::OutOfMemory => "ERR_OUT_OF_MEMORY",
             EngineError::InvalidParameter => "ERR_INVALID_PARAMETER",
         }
-    }
-}
-
-/// One step of the path from the top-level value to the place of an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PathSegment {
-    /// Element `i` of an Array or packed array: `[3]`.
-    Index(usize),
-    /// The value of a Dictionary entry whose key is shown in its short form: `["key"]`, `[7]`.
-    Key(String),
-    /// The key of Dictionary entry `i` itself: `{key 2}`.
-    KeyAt(usize),
-    /// A full object's property value: `.name`.
-    Property(String),
-    /// A part of a value with a fixed role: `<class name>`, `<element type>`, `<names[1]>`.
-    Part(&'static str),
-}
-
-impl fmt::Display for PathSegment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathSegment::Index(i) => write!(f, "[{i}]"),
-            PathSegment::Key(k) => write!(f, "[{}]", Clip(k, clip::NAME)),
-            PathSegment::KeyAt(i) => write!(f, "{{key {i}}}"),
-            PathSegment::Property(p) => write!(f, ".{}", Clip(p, clip::NAME)),
-            PathSegment::Part(p) => write!(f, "<{p}>"),
-        }
-    }
-}
-
-/// A path inside nested containers, outermost first (`[3]["key"].prop`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Path(pub Vec<PathSegment>);
-
-impl fmt::Display for Path {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("(top level)");
-        }
-        // Hostile input nests up to the 1 024-level limit: show the ends of a long path (the
-        // whole path stays in `self.0`).
-        let n = self.0.len();
-        for (i, s) in self.0.iter().enumerate() {
-            if n > 16 && (6..n - 6).contains(&i) {
-                if i == 6 {
-                    write!(f, "…({} levels)…", n - 12)?;
-                }
-                continue;
-            }
-            write!(f, "{s}")?;
-        }
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_paths_show_their_ends() {
-        let short = Path((0..16).map(PathSegment::Index).collect());
-        assert_eq!(short.to_string().matches('[').count(), 16);
-        let long = Path((0..1025).map(PathSegment::Index).collect());
-        let text = long.to_string();
-        assert!(
-            text.starts_with("[0][1][2][3][4][5]…(1013 levels)…[1019]"),
-            "{text}"
-        );
-        assert!(text.ends_with("[1023][1024]"), "{text}");
-        assert_eq!(long.0.len(), 1025);
     }
 }
 
@@ -253,13 +182,34 @@ impl DecodeErrorKind {
 struct DecodeErrorInner {
     kind: DecodeErrorKind,
     offset: usize,
-    path: Path,
+    path: ValuePath,
     version: Version,
 }
 
-/// A refusal to decode: the kind, the byte offset (from the start of the input) and the path
-/// inside nested containers. Boxed so that `Result<_, DecodeError>` stays one pointer wide.
-/// `Debug` reads as `Display` does, inside `DecodeError(..)`.
+/// A refusal to decode: the [`kind`](DecodeError::kind), the byte [`offset`](DecodeError::offset)
+/// (from the start of the input) and the [`path`](DecodeError::path) inside nested containers,
+/// as every format's error has them, and the engine's own code for the same bytes. Boxed so that
+/// `Result<_, DecodeError>` stays one pointer wide. `Debug` reads as `Display` does, inside
+/// `DecodeError(..)`.
+///
+/// ```
+/// use def_runtime::godot::{
+///     Array, DecodeErrorKind, DecodeOptions, EncodeOptions, Variant, Version, decode, encode,
+/// };
+/// let v = Variant::Array(Box::new(Array::new(vec![Variant::Int(1), Variant::String("hello".into())])));
+/// let mut bytes = encode(&v, &EncodeOptions::new(Version::Godot3))?;
+/// bytes.truncate(bytes.len() - 4); // the string's last bytes are gone
+/// let e = decode(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap_err();
+/// assert!(matches!(e.kind(), DecodeErrorKind::StringPastEnd { len: 5, .. }));
+/// assert_eq!(e.offset(), 20);
+/// assert_eq!(e.path().to_string(), "[1]");
+/// assert_eq!(
+///     e.to_string(),
+///     "Godot 3 value at byte 20 (0x14) in `[1]`: \
+///      string of 5 bytes (+3 padding) exceeds the 4 bytes left [ERR_FILE_EOF]"
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct DecodeError(Box<DecodeErrorInner>);
 
@@ -275,7 +225,7 @@ impl DecodeError {
         DecodeError(Box::new(DecodeErrorInner {
             kind,
             offset,
-            path: Path::default(),
+            path: ValuePath::default(),
             version,
         }))
     }
@@ -283,7 +233,14 @@ impl DecodeError {
     /// Adds an outer path step while the error unwinds.
     #[cold]
     pub(crate) fn within(mut self, seg: PathSegment) -> Self {
-        self.0.path.0.insert(0, seg);
+        self.0.path.push_outer(seg);
+        self
+    }
+
+    /// The error with `path` as its path (a serde conversion's).
+    #[cold]
+    pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
+        self.0.path = path;
         self
     }
 
@@ -297,8 +254,8 @@ impl DecodeError {
         self.0.offset
     }
 
-    /// Where inside nested containers.
-    pub fn path(&self) -> &Path {
+    /// Where inside nested containers (`[3]["key"].prop`); the root for the value as a whole.
+    pub fn path(&self) -> &ValuePath {
         &self.0.path
     }
 
@@ -310,16 +267,9 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} decode error at byte {} (0x{:x}), {}: {} [{}]",
-            self.0.version,
-            self.0.offset,
-            self.0.offset,
-            self.0.path,
-            self.0.kind,
-            self.engine_error().name()
-        )
+        write!(f, "{} value", self.0.version)?;
+        write_place(f, Some(self.0.offset), &self.0.path)?;
+        write!(f, "{} [{}]", self.0.kind, self.engine_error().name())
     }
 }
 
@@ -373,42 +323,60 @@ pub enum EncodeErrorKind {
     Serde(String),
 }
 
-/// A refusal to encode, with the path to the offending value.
+/// A refusal to encode, with the path to the offending value. `Debug` reads as `Display` does.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EncodeError(Box<EncodeErrorInner>);
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EncodeError({self})")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
-    kind: Box<EncodeErrorKind>,
-    path: Path,
+struct EncodeErrorInner {
+    kind: EncodeErrorKind,
+    path: ValuePath,
 }
 
 impl EncodeError {
     #[cold]
     pub(crate) fn new(kind: EncodeErrorKind) -> Self {
-        EncodeError {
-            kind: Box::new(kind),
-            path: Path::default(),
-        }
+        EncodeError(Box::new(EncodeErrorInner {
+            kind,
+            path: ValuePath::default(),
+        }))
     }
 
     #[cold]
     pub(crate) fn within(mut self, seg: PathSegment) -> Self {
-        self.path.0.insert(0, seg);
+        self.0.path.push_outer(seg);
+        self
+    }
+
+    /// The error with `path` as its path (a serde conversion's).
+    #[cold]
+    pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
+        self.0.path = path;
         self
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &EncodeErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
-    /// Where inside nested containers.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Where inside nested containers; the root for the value as a whole.
+    pub fn path(&self) -> &ValuePath {
+        &self.0.path
     }
 }
 
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "encode error, {}: {}", self.path, self.kind)
+        f.write_str("cannot encode the value")?;
+        write_place(f, None, &self.0.path)?;
+        write!(f, "{}", self.0.kind)
     }
 }
 

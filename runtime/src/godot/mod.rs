@@ -38,9 +38,7 @@ pub mod variant_serde;
 
 pub use decode::{DecodeOptions, MAX_DEPTH, decode, decode_exact, godot3_class_check};
 pub use encode::{EncodeOptions, encode, encode_into};
-pub use error::{
-    DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, EngineError, Path, PathSegment,
-};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, EngineError};
 pub use framing::{FrameDecoder, FrameError, Framing};
 pub use gstring::GString;
 pub use value::*;

@@ -39,22 +39,64 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{self, Serialize};
 
+use super::error::key_label;
 use super::value::{deeper, *};
+use crate::path::{PathSegment, ValuePath};
 
-/// A conversion failure between a Rust value and a Variant.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", crate::clip::Clip(.0, crate::clip::TEXT))]
-pub struct SerdeError(pub String);
+/// A conversion failure between a Rust value and a Variant: serde's message and the path to
+/// the value inside nested containers (`[2].name`; the root for the value as a whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SerdeError {
+    message: String,
+    path: ValuePath,
+}
+
+impl SerdeError {
+    #[cold]
+    fn new(message: impl Into<String>) -> SerdeError {
+        SerdeError {
+            message: message.into(),
+            path: ValuePath::default(),
+        }
+    }
+
+    #[cold]
+    fn within(mut self, seg: PathSegment) -> SerdeError {
+        self.path.push_outer(seg);
+        self
+    }
+
+    /// What did not convert (serde's message).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Where inside nested containers.
+    pub fn path(&self) -> &ValuePath {
+        &self.path
+    }
+}
+
+impl fmt::Display for SerdeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.path.is_empty() {
+            write!(f, "in `{}`: ", self.path)?;
+        }
+        write!(f, "{}", crate::clip::Clip(&self.message, crate::clip::TEXT))
+    }
+}
+
+impl std::error::Error for SerdeError {}
 
 impl ser::Error for SerdeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerdeError(msg.to_string())
+        SerdeError::new(msg.to_string())
     }
 }
 
 impl de::Error for SerdeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerdeError(msg.to_string())
+        SerdeError::new(msg.to_string())
     }
 }
 
@@ -79,21 +121,24 @@ pub fn to_bytes<T: Serialize + ?Sized>(
     value: &T,
     options: &super::EncodeOptions,
 ) -> Result<Vec<u8>, super::EncodeError> {
-    let v = to_variant(value)
-        .map_err(|e| super::EncodeError::new(super::EncodeErrorKind::Serde(e.0)))?;
+    let v = to_variant(value).map_err(|e| {
+        super::EncodeError::new(super::EncodeErrorKind::Serde(e.message)).with_path(e.path)
+    })?;
     super::encode(&v, options)
 }
 
 /// Deserializes a `T` from Godot's binary form in one call ([`decode_exact`](super::decode_exact),
 /// then [`from_variant`]); bytes that decode to a value that does not convert are
-/// [`DecodeErrorKind::Serde`](super::DecodeErrorKind::Serde) at offset 0 (the whole value).
+/// [`DecodeErrorKind::Serde`](super::DecodeErrorKind::Serde) at offset 0 (the whole value) with
+/// the path to the value that did not convert.
 pub fn from_bytes<T: de::DeserializeOwned>(
     bytes: &[u8],
     options: &super::DecodeOptions,
 ) -> Result<T, super::DecodeError> {
     let v = super::decode_exact(bytes, options)?;
     from_variant(&v).map_err(|e| {
-        super::DecodeError::new(super::DecodeErrorKind::Serde(e.0), 0, options.version)
+        super::DecodeError::new(super::DecodeErrorKind::Serde(e.message), 0, options.version)
+            .with_path(e.path)
     })
 }
 
@@ -150,8 +195,8 @@ const GSTRING_TOKEN: &str = "$def_runtime::godot::GString";
 /// The `String` a code-point Array stands for (see [`GSTRING_TOKEN`]).
 fn code_points_string(v: &Variant) -> Result<GString, SerdeError> {
     let Variant::Array(a) = v else {
-        return Err(SerdeError(
-            "a GString's code points must be a sequence".into(),
+        return Err(SerdeError::new(
+            "a GString's code points must be a sequence",
         ));
     };
     let points: Option<Vec<u32>> = a
@@ -162,9 +207,9 @@ fn code_points_string(v: &Variant) -> Result<GString, SerdeError> {
             _ => None,
         })
         .collect();
-    let points = points.ok_or_else(|| SerdeError("a GString's code points must be u32".into()))?;
+    let points = points.ok_or_else(|| SerdeError::new("a GString's code points must be u32"))?;
     GString::from_code_points(points)
-        .map_err(|cp| SerdeError(format!("code point {cp:#x} is beyond any Godot string")))
+        .map_err(|cp| SerdeError::new(format!("code point {cp:#x} is beyond any Godot string")))
 }
 
 /// Text as a `str`; other strings as their code points inside a newtype only [`to_variant`]
@@ -251,7 +296,7 @@ fn typed_components(ty: VariantType, inner: &Variant) -> Result<Variant, SerdeEr
     m.insert("type".into(), ty.name().into());
     m.insert("value".into(), plain(inner)?);
     super::json::from_json(&serde_json::Value::Object(m))
-        .map_err(|e| SerdeError(format!("as {ty}: {e}")))
+        .map_err(|e| SerdeError::new(format!("as {ty}: {e}")))
 }
 
 /// A value as itself: [`to_variant`] gives it back unchanged (a clone), other serializers get
@@ -447,7 +492,7 @@ impl ser::Serializer for VariantSerializer {
     fn serialize_u64(self, v: u64) -> SR {
         i64::try_from(v)
             .map(Variant::Int)
-            .map_err(|_| SerdeError(format!("{v} does not fit Godot's 64-bit signed int")))
+            .map_err(|_| SerdeError::new(format!("{v} does not fit Godot's 64-bit signed int")))
     }
     fn serialize_f32(self, v: f32) -> SR {
         Ok(Variant::Float(v.into()))
@@ -488,7 +533,7 @@ impl ser::Serializer for VariantSerializer {
             r?;
             return HANDED
                 .with(|h| h.take())
-                .ok_or_else(|| SerdeError("a Variant newtype without its value".into()));
+                .ok_or_else(|| SerdeError::new("a Variant newtype without its value"));
         }
         let inner = to_variant(value)?;
         if name == GSTRING_TOKEN {
@@ -570,7 +615,9 @@ pub(crate) struct SeqBuilder {
 
 impl SeqBuilder {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), SerdeError> {
-        self.items.push(to_variant(value)?);
+        let at = self.items.len();
+        self.items
+            .push(to_variant(value).map_err(|e| e.within(PathSegment::Index(at)))?);
         Ok(())
     }
     fn done(self) -> SR {
@@ -655,8 +702,9 @@ impl ser::SerializeMap for MapBuilder {
         let key = self
             .key
             .take()
-            .ok_or_else(|| SerdeError("map value without a key".into()))?;
-        self.entries.push((key, to_variant(value)?));
+            .ok_or_else(|| SerdeError::new("map value without a key"))?;
+        let value = to_variant(value).map_err(|e| e.within(PathSegment::Key(key_label(&key))))?;
+        self.entries.push((key, value));
         Ok(())
     }
     fn end(self) -> SR {
@@ -672,8 +720,8 @@ impl ser::SerializeStruct for MapBuilder {
         key: &'static str,
         value: &T,
     ) -> Result<(), SerdeError> {
-        self.entries
-            .push((Variant::string(key), to_variant(value)?));
+        let value = to_variant(value).map_err(|e| e.within(PathSegment::Field(key.into())))?;
+        self.entries.push((Variant::string(key), value));
         Ok(())
     }
     fn end(self) -> SR {
@@ -689,8 +737,8 @@ impl ser::SerializeStructVariant for MapBuilder {
         key: &'static str,
         value: &T,
     ) -> Result<(), SerdeError> {
-        self.entries
-            .push((Variant::string(key), to_variant(value)?));
+        let value = to_variant(value).map_err(|e| e.within(PathSegment::Field(key.into())))?;
+        self.entries.push((Variant::string(key), value));
         Ok(())
     }
     fn end(self) -> SR {
@@ -730,7 +778,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
             Variant::Rid(id) | Variant::Object(Object::Id(id)) => visitor.visit_u64(*id),
             Variant::Signal(s) => visitor.visit_borrowed_str(&s.name),
             Variant::PackedByteArray(b) => visitor.visit_borrowed_bytes(b),
-            Variant::Array(a) => visitor.visit_seq(Seq(a.items.iter())),
+            Variant::Array(a) => visitor.visit_seq(Seq(a.items.iter().enumerate())),
             Variant::Dictionary(d) => visitor.visit_map(Map {
                 iter: d.entries.iter(),
                 value: None,
@@ -814,10 +862,10 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
                         name: variant_name(name)?,
                         value: v,
                     }),
-                    _ => Err(SerdeError("enum variant name must be a String".into())),
+                    _ => Err(SerdeError::new("enum variant name must be a String")),
                 }
             }
-            other => Err(SerdeError(format!(
+            other => Err(SerdeError::new(format!(
                 "expected an enum (String or one-entry Dictionary), found {}",
                 other.variant_type()
             ))),
@@ -848,7 +896,7 @@ impl<'de> de::Deserializer<'de> for VariantDeserializer<'de> {
 
 fn variant_name(s: &GString) -> Result<&str, SerdeError> {
     s.as_str()
-        .ok_or_else(|| SerdeError(format!("enum variant name {s:?} is not Unicode")))
+        .ok_or_else(|| SerdeError::new(format!("enum variant name {s:?} is not Unicode")))
 }
 
 /// A [`GString`] as serde data: a borrowed `str` when it is text, else its code points (`u32`
@@ -880,7 +928,7 @@ impl<'de> IntoDeserializer<'de, SerdeError> for StrDe<'de> {
     }
 }
 
-struct Seq<'de>(std::slice::Iter<'de, Variant>);
+struct Seq<'de>(std::iter::Enumerate<std::slice::Iter<'de, Variant>>);
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
     type Error = SerdeError;
@@ -888,7 +936,10 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, SerdeError> {
-        self.0.next().map(|v| nested(seed, v)).transpose()
+        self.0
+            .next()
+            .map(|(i, v)| nested(seed, v).map_err(|e| e.within(PathSegment::Index(i))))
+            .transpose()
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.0.len())
@@ -897,7 +948,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
 
 struct Map<'de> {
     iter: std::slice::Iter<'de, (Variant, Variant)>,
-    value: Option<&'de Variant>,
+    value: Option<&'de (Variant, Variant)>,
 }
 
 impl<'de> MapAccess<'de> for Map<'de> {
@@ -907,9 +958,11 @@ impl<'de> MapAccess<'de> for Map<'de> {
         seed: K,
     ) -> Result<Option<K::Value>, SerdeError> {
         match self.iter.next() {
-            Some((k, v)) => {
-                self.value = Some(v);
-                nested(seed, k).map(Some)
+            Some(entry) => {
+                self.value = Some(entry);
+                nested(seed, &entry.0)
+                    .map(Some)
+                    .map_err(|e| e.within(PathSegment::Key(key_label(&entry.0))))
             }
             None => Ok(None),
         }
@@ -918,11 +971,11 @@ impl<'de> MapAccess<'de> for Map<'de> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, SerdeError> {
-        let v = self
+        let (k, v) = self
             .value
             .take()
-            .ok_or_else(|| SerdeError("map value requested before its key".into()))?;
-        nested(seed, v)
+            .ok_or_else(|| SerdeError::new("map value requested before its key"))?;
+        nested(seed, v).map_err(|e| e.within(PathSegment::Key(key_label(k))))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.iter.len())
@@ -931,7 +984,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
 
 struct Props<'de> {
     iter: std::slice::Iter<'de, (String, Variant)>,
-    value: Option<&'de Variant>,
+    value: Option<&'de (String, Variant)>,
 }
 
 impl<'de> MapAccess<'de> for Props<'de> {
@@ -941,9 +994,9 @@ impl<'de> MapAccess<'de> for Props<'de> {
         seed: K,
     ) -> Result<Option<K::Value>, SerdeError> {
         match self.iter.next() {
-            Some((k, v)) => {
-                self.value = Some(v);
-                seed.deserialize(de::value::BorrowedStrDeserializer::new(k))
+            Some(entry) => {
+                self.value = Some(entry);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(&entry.0))
                     .map(Some)
             }
             None => Ok(None),
@@ -953,11 +1006,11 @@ impl<'de> MapAccess<'de> for Props<'de> {
         &mut self,
         seed: T,
     ) -> Result<T::Value, SerdeError> {
-        let v = self
+        let (name, v) = self
             .value
             .take()
-            .ok_or_else(|| SerdeError("property value requested before its name".into()))?;
-        nested(seed, v)
+            .ok_or_else(|| SerdeError::new("property value requested before its name"))?;
+        nested(seed, v).map_err(|e| e.within(PathSegment::Field(name.clone().into())))
     }
 }
 

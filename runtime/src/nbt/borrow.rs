@@ -19,17 +19,17 @@
 //!   contents, which stay raw slices until they are decoded. This is simdnbt's borrowed contract:
 //!   a file made of long strings (`servers.dat`: base64 icons) is read without touching them, in
 //!   time that depends on the number of tags, not bytes. A bad string shows up where it is used:
-//!   [`StrRef::check`] returns [`NbtError::InvalidString`] with its input offset,
+//!   [`StrRef::check`] returns [`NbtErrorKind::InvalidString`] with its input offset,
 //!   [`StrRef::to_str`] returns `None`, and [`BorrowedNbt::validate_strings`] /
 //!   [`BorrowedNbt::try_to_owned_roots`] check the whole document with the owned reader's error
 //!   (offset and tag path). [`BorrowedNbt::to_owned_roots`] does not check: Java bytes are kept
 //!   as they are (they write back byte-identical), malformed Bedrock UTF-8 becomes U+FFFD.
 //!
-//! Inputs are limited to 4 GiB (offsets are `u32`); [`NbtError::InputTooLarge`] otherwise.
+//! Inputs are limited to 4 GiB (offsets are `u32`); [`NbtErrorKind::InputTooLarge`] otherwise.
 
 use std::borrow::Cow;
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
 use super::read::{ReadOptions, RootForm, checked_len, min_size};
@@ -142,7 +142,9 @@ impl<'a> BorrowedNbt<'a> {
         check: bool,
     ) -> Result<BorrowedNbt<'a>> {
         if data.len() >= u32::MAX as usize {
-            return Err(NbtError::InputTooLarge { len: data.len() });
+            return Err(NbtError::from(NbtErrorKind::InputTooLarge {
+                len: data.len(),
+            }));
         }
         match (opts.edition, check) {
             (Edition::Java, true) => Builder::<JavaFlavor, true>::run(data, opts, all),
@@ -392,7 +394,7 @@ impl<'a> StrRef<'a> {
 
     /// Checks the bytes as the owned reader does (Modified UTF-8 for Java, UTF-8 for Bedrock).
     /// Always `Ok` for documents from [`BorrowedNbt::read`]; for [`BorrowedNbt::read_lazy`] this
-    /// is where a malformed string shows up, as [`NbtError::InvalidString`] with the input
+    /// is where a malformed string shows up, as [`NbtErrorKind::InvalidString`] with the input
     /// offset of the first bad byte.
     pub fn check(&self) -> Result<()> {
         let bad = if self.utf8 {
@@ -906,10 +908,9 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
         } else {
             super::read::read_root(data, opts).map(|_| ())
         };
-        r.err().unwrap_or(NbtError::Unwritable {
+        r.err().unwrap_or(NbtError::from(NbtErrorKind::Unwritable {
             reason: "internal: zero-copy and owned readers disagree",
-            path: Default::default(),
-        })
+        }))
     }
 
     #[inline(always)]

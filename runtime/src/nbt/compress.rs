@@ -2,13 +2,13 @@
 //!
 //! Files are gzip (`1f 8b`), zlib (`78 01/5e/9c/da`) or plain; region chunks add raw
 //! and LZ4. Decompression stops at a configurable size limit (a bomb fails with
-//! [`NbtError::DecompressLimit`] after producing at most that much), and a stream that ends
+//! [`NbtErrorKind::DecompressLimit`] after producing at most that much), and a stream that ends
 //! early (no checksum, cut off) still yields what it decoded: the NBT parser decides whether that
 //! is complete, as Minecraft does.
 
 use std::io::{Read, Write};
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 
 /// A compression scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -61,11 +61,17 @@ pub struct Decompressed {
 
 /// Decompresses `data` (not for [`Compression::None`], which gives the bytes back), producing at
 /// most `limit` bytes.
+///
+/// The output buffer is never larger than the output: once it passes 256 KiB the stream is inflated once to count its bytes (into a small scratch buffer, stopping at the
+/// limit) and again into a buffer of exactly that size (LZ4 reads the sizes from its block
+/// headers instead), so decompression holds at most the bytes it returns plus a constant, never
+/// a `Vec`'s doubled capacity or its old and new buffers at once. A bomb fails having held only
+/// the constant.
 pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompressed> {
     match how {
         Compression::None => {
             if data.len() > limit {
-                return Err(NbtError::DecompressLimit { limit });
+                return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
             }
             Ok(Decompressed {
                 data: data.to_vec(),
@@ -73,53 +79,95 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
                 error: None,
             })
         }
-        Compression::Gzip => drain(
-            flate2::bufread::GzDecoder::new(data),
-            limit,
-            first_buffer(data.len()),
-        ),
-        Compression::Zlib => drain(
-            flate2::bufread::ZlibDecoder::new(data),
-            limit,
-            first_buffer(data.len()),
-        ),
+        Compression::Gzip => drain(|| flate2::read::GzDecoder::new(data), limit),
+        Compression::Zlib => drain(|| flate2::read::ZlibDecoder::new(data), limit),
         Compression::Lz4 => lz4_blocks(data, limit),
     }
 }
 
-/// The first buffer for inflating `n` bytes: NBT deflates 4 to 8 times, so 4× the input
-/// usually grows once at most; at most 256 KiB, so that input that is not what it says costs
-/// little before it fails.
-fn first_buffer(n: usize) -> usize {
-    n.saturating_mul(4).min(256 << 10)
+/// Output up to this size is collected in a `Vec` that grows as usual (so at most this much is
+/// spare capacity or copied while it grows); longer output is counted first and then inflated
+/// into an exact buffer. Most region chunks inflate to less, and take one pass.
+const GROW_FREELY: usize = 256 << 10;
+
+/// Size of the scratch buffer the counting pass inflates into.
+const SCRATCH: usize = 32 << 10;
+
+/// One read, retried when interrupted; `Err` is the decoder's complaint.
+fn read_some(r: &mut impl Read, buf: &mut [u8]) -> std::result::Result<usize, String> {
+    loop {
+        match r.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
 }
 
-/// Reads `r` to its end, at most `limit` bytes, into a buffer sized for `hint` bytes first.
-/// The decoder reads the input in place (`bufread`: no buffer of its own) and writes straight
-/// into the output (no intermediate copy), which grows as `read_to_end` grows it (by doubling).
-fn drain(r: impl Read, limit: usize, hint: usize) -> Result<Decompressed> {
-    let mut out = Vec::with_capacity(hint.min(limit));
-    // One byte past the limit tells a stream at the limit from one over it. Bytes read before
-    // an error stay in `out` (`read_to_end`'s contract), `Interrupted` is retried.
-    let r = r
-        .take((limit as u64).saturating_add(1))
-        .read_to_end(&mut out);
-    if out.len() > limit {
-        return Err(NbtError::DecompressLimit { limit });
-    }
-    match r {
-        Ok(_) => Ok(Decompressed {
-            data: out,
-            complete: true,
-            error: None,
-        }),
-        Err(e) if out.is_empty() => Err(NbtError::Decompress(e.to_string())),
-        Err(e) => Ok(Decompressed {
-            data: out,
-            complete: false,
-            error: Some(e.to_string()),
+/// The output, whole or cut off by `error` (an error of its own when nothing came out).
+fn finish(data: Vec<u8>, error: Option<String>) -> Result<Decompressed> {
+    match error {
+        Some(e) if data.is_empty() => Err(NbtError::from(NbtErrorKind::Decompress(e))),
+        error => Ok(Decompressed {
+            data,
+            complete: error.is_none(),
+            error,
         }),
     }
+}
+
+/// A buffer of exactly `len` bytes' capacity, or an out-of-memory error instead of an abort.
+fn exact(len: usize) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+    Ok(v)
+}
+
+/// Inflates the stream `open` makes, within `limit` (see [`decompress`] for the two passes).
+fn drain<R: Read>(open: impl Fn() -> R, limit: usize) -> Result<Decompressed> {
+    let mut scratch = vec![0u8; SCRATCH];
+    let mut r = open();
+    // First pass: collect while small, then only count.
+    let mut small = Vec::new();
+    let mut total = 0usize;
+    let error = loop {
+        let n = match read_some(&mut r, &mut scratch) {
+            Ok(0) => break None,
+            Ok(n) => n,
+            Err(e) => break Some(e),
+        };
+        total += n;
+        if total > limit {
+            return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
+        }
+        if total <= GROW_FREELY {
+            small.extend_from_slice(&scratch[..n]);
+        } else if !small.is_empty() {
+            small = Vec::new();
+        }
+    };
+    if total <= GROW_FREELY {
+        return finish(small, error);
+    }
+    // Second pass: the same bytes again (the decoder is deterministic), into a buffer of exactly
+    // their size; a stream that broke breaks at the same place, after `total` bytes.
+    drop(small);
+    drop(scratch);
+    let mut out = exact(total)?;
+    out.resize(total, 0);
+    let mut r = open();
+    let mut filled = 0;
+    while filled < total {
+        // Reads of the first pass's size, so that the decoder sees the same calls.
+        let end = total.min(filled + SCRATCH);
+        match read_some(&mut r, &mut out[filled..end]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    out.truncate(filled);
+    finish(out, error)
 }
 
 /// Compresses `data` (default level).
@@ -143,57 +191,81 @@ pub fn compress(data: &[u8], how: Compression) -> Result<Vec<u8>> {
 const LZ4_MAGIC: &[u8; 8] = b"LZ4Block";
 const LZ4_BLOCK: usize = 1 << 16;
 
+/// A block of lz4-java's framing: its token (method in the high nibble), data and claimed
+/// decompressed size.
+struct Lz4Block<'d> {
+    token: u8,
+    body: &'d [u8],
+    dlen: usize,
+}
+
+/// One block header of lz4-java's framing, the block's data split off `data`: `Ok(None)` for
+/// the end block, `Err` for a header or length that does not hold.
+fn lz4_block<'d>(data: &mut &'d [u8]) -> std::result::Result<Option<Lz4Block<'d>>, &'static str> {
+    let d = *data;
+    if d.is_empty() {
+        return Err("LZ4 stream ends without its end block");
+    }
+    if d.len() < 21 || &d[..8] != LZ4_MAGIC {
+        return Err("bad LZ4 block header");
+    }
+    let le = |i: usize| u32::from_le_bytes([d[i], d[i + 1], d[i + 2], d[i + 3]]) as usize;
+    let (token, clen, dlen) = (d[8], le(9), le(13));
+    if dlen == 0 {
+        *data = &d[21..];
+        return Ok(None);
+    }
+    if clen > d.len() - 21 || dlen > LZ4_BLOCK << 10 {
+        return Err("LZ4 block length out of range");
+    }
+    *data = &d[21 + clen..];
+    Ok(Some(Lz4Block {
+        token,
+        body: &d[21..21 + clen],
+        dlen,
+    }))
+}
+
+/// Whether a block's claimed size is more than its data can hold: an LZ4 sequence turns each
+/// input byte into at most 255 output bytes, so such a block is corrupt, and is refused before
+/// its output is allocated and zero-filled (a claimed 64 MiB from a few bytes, once per region
+/// slot, took minutes).
+fn lz4_claims_too_much(body: &[u8], dlen: usize) -> bool {
+    dlen > body.len().saturating_mul(255).saturating_add(16)
+}
+
 /// Reads lz4-java block framing: per block `"LZ4Block"`, token (method `0x10` raw / `0x20` LZ4
 /// in the high nibble), compressed length, decompressed length, checksum (LE u32 each); a block
-/// with decompressed length 0 ends the stream.
-fn lz4_blocks(mut data: &[u8], limit: usize) -> Result<Decompressed> {
-    let mut out = Vec::new();
-    let cut = |out: Vec<u8>, why: &str| -> Result<Decompressed> {
-        if out.is_empty() {
-            return Err(NbtError::Decompress(why.to_string()));
+/// with decompressed length 0 ends the stream. The headers are read first, so that the output is
+/// allocated once, at the size of the blocks that will be decoded.
+fn lz4_blocks(data: &[u8], limit: usize) -> Result<Decompressed> {
+    let mut size = 0usize;
+    let mut rest = data;
+    while let Ok(Some(Lz4Block { body, dlen, .. })) = lz4_block(&mut rest) {
+        if size + dlen > limit || lz4_claims_too_much(body, dlen) {
+            break;
         }
-        Ok(Decompressed {
-            data: out,
-            complete: false,
-            error: Some(why.to_string()),
-        })
-    };
+        size += dlen;
+    }
+    let mut out = exact(size)?;
+    let mut data = data;
     loop {
-        if data.is_empty() {
-            return cut(out, "LZ4 stream ends without its end block");
-        }
-        if data.len() < 21 || &data[..8] != LZ4_MAGIC {
-            return cut(out, "bad LZ4 block header");
-        }
-        let token = data[8];
-        let le = |i: usize| {
-            u32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]) as usize
+        let Lz4Block { token, body, dlen } = match lz4_block(&mut data) {
+            Ok(Some(block)) => block,
+            Ok(None) => return finish(out, None),
+            Err(why) => return finish(out, Some(why.into())),
         };
-        let (clen, dlen) = (le(9), le(13));
-        data = &data[21..];
-        if dlen == 0 {
-            return Ok(Decompressed {
-                data: out,
-                complete: true,
-                error: None,
-            });
-        }
-        if clen > data.len() || dlen > LZ4_BLOCK << 10 {
-            return cut(out, "LZ4 block length out of range");
-        }
         if out.len() + dlen > limit {
-            return Err(NbtError::DecompressLimit { limit });
+            return Err(NbtError::from(NbtErrorKind::DecompressLimit { limit }));
         }
-        // An LZ4 sequence turns each input byte into at most 255 output bytes: a block that
-        // claims more than that is corrupt, and is refused before its output is allocated and
-        // zero-filled (a claimed 64 MiB from a few bytes, once per region slot, took minutes).
-        if dlen > clen.saturating_mul(255).saturating_add(16) {
-            return cut(out, "LZ4 block claims more than its data can hold");
+        if lz4_claims_too_much(body, dlen) {
+            return finish(
+                out,
+                Some("LZ4 block claims more than its data can hold".into()),
+            );
         }
-        let body = &data[..clen];
-        data = &data[clen..];
         match token & 0xF0 {
-            0x10 if clen == dlen => out.extend_from_slice(body),
+            0x10 if body.len() == dlen => out.extend_from_slice(body),
             0x20 => {
                 let start = out.len();
                 out.resize(start + dlen, 0);
@@ -201,11 +273,11 @@ fn lz4_blocks(mut data: &[u8], limit: usize) -> Result<Decompressed> {
                     Ok(n) if n == dlen => {}
                     _ => {
                         out.truncate(start);
-                        return cut(out, "corrupt LZ4 block");
+                        return finish(out, Some("corrupt LZ4 block".into()));
                     }
                 }
             }
-            _ => return cut(out, "unknown LZ4 block method"),
+            _ => return finish(out, Some("unknown LZ4 block method".into())),
         }
     }
 }

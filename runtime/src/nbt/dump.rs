@@ -9,11 +9,12 @@
 
 use std::fmt::Write as _;
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::file::NbtFile;
 use super::read::MAX_DEPTH_CAP;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 use super::view::TagView;
+use crate::path::PathSegment;
 
 /// A JSON value with order-kept objects, numbers as text, strings as UTF-16 units.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,10 +133,10 @@ const JSON_MAX_DEPTH: usize = 2 * MAX_DEPTH_CAP + 64;
 impl Parser<'_> {
     #[cold]
     fn err(&self, message: &str) -> NbtError {
-        NbtError::Json {
-            offset: self.i,
+        NbtError::from(NbtErrorKind::Json {
+            at: self.i,
             message: message.to_string(),
-        }
+        })
     }
 
     fn ws(&mut self) {
@@ -577,26 +578,57 @@ pub(crate) fn json_string(s: &str) -> String {
 
 // ---------------------------------------------------------------- reading
 
+/// What is wrong with a node of a dump, and where: the keys and list indices from the node up
+/// to its root (innermost first, pushed as the error travels out). Made into
+/// [`NbtErrorKind::DumpEntry`] once, by the root's reader.
+#[derive(Debug)]
+struct Bad {
+    reason: String,
+    path: Vec<PathSegment>,
+}
+
+type Got<T> = core::result::Result<T, Bad>;
+
 #[cold]
-fn bad(message: impl Into<String>) -> NbtError {
-    NbtError::Json {
-        offset: 0,
-        message: message.into(),
+fn bad(message: impl Into<String>) -> Bad {
+    Bad {
+        reason: message.into(),
+        path: Vec::new(),
     }
 }
 
-fn member<'j>(obj: &'j Json, key: &str) -> Result<&'j Json> {
+impl Bad {
+    #[cold]
+    fn within(mut self, step: PathSegment) -> Bad {
+        self.path.push(step);
+        self
+    }
+
+    #[cold]
+    fn at_root(mut self, root: Option<usize>) -> NbtError {
+        self.path.reverse();
+        NbtError::in_path(
+            NbtErrorKind::DumpEntry {
+                root,
+                reason: self.reason,
+            },
+            self.path,
+        )
+    }
+}
+
+fn member<'j>(obj: &'j Json, key: &str) -> Got<&'j Json> {
     obj.get(key)
         .ok_or_else(|| bad(format!("missing \"{key}\"")))
 }
 
-fn tag_type_of(j: &Json) -> Result<TagType> {
+fn tag_type_of(j: &Json) -> Got<TagType> {
     j.as_str()
         .and_then(|s| TagType::from_name(&s))
         .ok_or_else(|| bad("unknown tag type name"))
 }
 
-fn int<T: TryFrom<i128>>(j: &Json) -> Result<T> {
+fn int<T: TryFrom<i128>>(j: &Json) -> Got<T> {
     match j {
         Json::Number(n) => n
             .parse::<i128>()
@@ -607,14 +639,18 @@ fn int<T: TryFrom<i128>>(j: &Json) -> Result<T> {
     }
 }
 
-fn ints<T: TryFrom<i128>>(j: &Json) -> Result<Vec<T>> {
+fn ints<T: TryFrom<i128>>(j: &Json) -> Got<Vec<T>> {
     match j {
-        Json::Array(a) => a.iter().map(int).collect(),
+        Json::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| int(v).map_err(|e| e.within(PathSegment::Index(i))))
+            .collect(),
         _ => Err(bad("expected an array of integers")),
     }
 }
 
-fn float_bits(node: &Json, value: &Json) -> Result<Option<u64>> {
+fn float_bits(node: &Json, value: &Json) -> Got<Option<u64>> {
     match value {
         Json::Number(_) => Ok(None),
         Json::String(_) => {
@@ -639,14 +675,14 @@ fn float_bits(node: &Json, value: &Json) -> Result<Option<u64>> {
     }
 }
 
-fn num_f64(value: &Json) -> Result<f64> {
+fn num_f64(value: &Json) -> Got<f64> {
     match value {
         Json::Number(n) => n.parse().map_err(|_| bad("bad number")),
         _ => Err(bad("expected a number")),
     }
 }
 
-fn node_to_tag(node: &Json, depth: usize) -> Result<Tag> {
+fn node_to_tag(node: &Json, depth: usize) -> Got<Tag> {
     if depth > MAX_DEPTH_CAP {
         return Err(bad("nested too deeply"));
     }
@@ -684,33 +720,42 @@ fn node_to_tag(node: &Json, depth: usize) -> Result<Tag> {
                 return Err(bad("expected a list array"));
             };
             let mut list = List::empty(et);
-            for it in items {
-                let t = super::guard(depth, || node_to_tag(it, depth + 1))?;
+            for (i, it) in items.iter().enumerate() {
+                let at = || PathSegment::Index(i);
+                let t = super::guard(depth, || node_to_tag(it, depth + 1))
+                    .map_err(|e| e.within(at()))?;
                 if t.tag_type() != et {
-                    return Err(bad("list element of the wrong type"));
+                    return Err(bad("list element of the wrong type").within(at()));
                 }
                 list.push(t)
-                    .map_err(|_| bad("list element of the wrong type"))?;
+                    .map_err(|_| bad("list element of the wrong type").within(at()))?;
             }
             Tag::List(list)
         }
     })
 }
 
-fn object_to_compound(v: &Json, depth: usize) -> Result<Compound> {
+fn object_to_compound(v: &Json, depth: usize) -> Got<Compound> {
     let Json::Object(m) = v else {
         return Err(bad("expected a compound object"));
     };
     let mut c = Compound::with_capacity(m.len());
     for (k, n) in m {
-        let t = node_to_tag(n, depth + 1)?;
-        c.entries_mut().push((NbtString::from_utf16(k), t));
+        let key = NbtString::from_utf16(k);
+        let t = node_to_tag(n, depth + 1)
+            .map_err(|e| e.within(PathSegment::Field(key.to_str_lossy().into_owned().into())))?;
+        c.entries_mut().push((key, t));
     }
     Ok(c)
 }
 
-/// One root from its dump object `{name, type, value}`.
+/// One root from its dump object `{name, type, value}`. An error is
+/// [`NbtErrorKind::DumpEntry`] with the tag path of the node that is wrong.
 pub fn root_from_json(j: &Json) -> Result<Nbt> {
+    read_root(j).map_err(|e| e.at_root(None))
+}
+
+fn read_root(j: &Json) -> Got<Nbt> {
     let name = match member(j, "name")? {
         Json::Null => None,
         Json::String(u) => Some(NbtString::from_utf16(u)),
@@ -722,11 +767,16 @@ pub fn root_from_json(j: &Json) -> Result<Nbt> {
     })
 }
 
-/// The roots of a dump: `roots: [...]` or the single root at the top level.
+/// The roots of a dump: `roots: [...]` or the single root at the top level. An error is
+/// [`NbtErrorKind::DumpEntry`] naming the root (its index in `roots`) and the tag path in it.
 pub fn roots_from_json(j: &Json) -> Result<Vec<Nbt>> {
     match j.get("roots") {
-        Some(Json::Array(a)) => a.iter().map(root_from_json).collect(),
-        Some(_) => Err(bad("\"roots\" must be an array")),
+        Some(Json::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, r)| read_root(r).map_err(|e| e.at_root(Some(i))))
+            .collect(),
+        Some(_) => Err(bad("\"roots\" must be an array").at_root(None)),
         None => Ok(vec![root_from_json(j)?]),
     }
 }

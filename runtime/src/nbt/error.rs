@@ -1,119 +1,193 @@
-//! The NBT error type: what went wrong, at which byte offset, at which tag path.
+//! The NBT error type: what went wrong ([`NbtErrorKind`]), at which byte offset, at which tag
+//! path, in the shape every format's error has (`kind()`, `offset()`, `path()`).
 
 use std::fmt;
 
 use crate::clip::{self, Clip};
+use crate::path::{PathSegment, ValuePath, write_place};
 
-/// One step of a [`TagPath`]: a compound key or a list index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathSegment {
-    /// A compound key.
-    Key(String),
-    /// A list index.
-    Index(usize),
+#[derive(Debug)]
+struct Inner {
+    kind: NbtErrorKind,
+    offset: Option<usize>,
+    path: ValuePath,
 }
 
-/// Where in the tree an error happened, e.g. `Level.Sections[3].Palette`.
+/// Everything that can go wrong reading or writing NBT: a [`kind`](NbtError::kind), the byte
+/// [`offset`](NbtError::offset) where the input holds the fault, and the tag
+/// [`path`](NbtError::path) to the value (root first; it pastes into
+/// [`Tag::get_path`](super::Tag::get_path)). One boxed pointer wide; `Debug` reads as
+/// `Display` does, inside `NbtError(..)`.
 ///
-/// The text form is the path syntax of [`Tag::get_path`](super::Tag::get_path) (module
-/// `path`): keys joined by `.`, indices in brackets, keys that are empty or hold `. [ ] " \`
-/// or white space in double quotes; it parses back with `str::parse` (only a very long path or
-/// key is shortened in the text, with `…`).
+/// ```
+/// use def_runtime::nbt::{self, NbtErrorKind, ReadOptions};
 ///
-/// Built while the error unwinds out of the reader (segments are pushed innermost first), so
-/// the happy path pays nothing for it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TagPath(Vec<PathSegment>);
+/// // A compound `Level` holding a list `Sections` of 2 compounds; the input ends in the second,
+/// // after the type of its first entry, where the entry's name length should be.
+/// let bytes = [10, 0, 0, 10, 0, 5, b'L', b'e', b'v', b'e', b'l', 9, 0, 8, b'S', b'e', b'c',
+///     b't', b'i', b'o', b'n', b's', 10, 0, 0, 0, 2, 0, 1];
+/// let e = nbt::read_root(&bytes, &ReadOptions::default()).unwrap_err();
+/// assert!(matches!(e.kind(), NbtErrorKind::UnexpectedEof { .. }));
+/// assert_eq!(e.offset(), Some(29));
+/// assert_eq!(e.path().to_string(), "Level.Sections[1]");
+/// assert_eq!(
+///     e.to_string(),
+///     "NBT at byte 29 (0x1d) in `Level.Sections[1]`: unexpected end of input (needed 2 more bytes)"
+/// );
+/// ```
+pub struct NbtError(Box<Inner>);
 
-impl TagPath {
-    /// The segments from the root down.
-    pub fn segments(&self) -> impl Iterator<Item = &PathSegment> {
-        self.0.iter().rev()
+impl NbtError {
+    /// What went wrong.
+    pub fn kind(&self) -> &NbtErrorKind {
+        &self.0.kind
     }
 
-    /// Whether the path is empty (the error is at the root).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    /// The error's kind, taken out (an I/O error's `std::io::Error`, say).
+    pub fn into_kind(self) -> NbtErrorKind {
+        self.0.kind
     }
 
-    /// A path from its segments, root first.
-    pub fn from_root_first(mut segments: Vec<PathSegment>) -> TagPath {
-        segments.reverse();
-        TagPath(segments)
+    /// The byte offset in the (decompressed) NBT data where the fault is, when the error comes
+    /// from reading NBT bytes; `None` for the others (I/O, compression, region files, text
+    /// forms, whose kinds say where).
+    pub fn offset(&self) -> Option<usize> {
+        self.0.offset
+    }
+
+    /// The tag path to the value the error is about; the root when it is about the whole
+    /// input or about none of its values.
+    pub fn path(&self) -> &ValuePath {
+        &self.0.path
+    }
+
+    /// An error of `kind` at byte `offset`.
+    #[cold]
+    pub(crate) fn at(kind: NbtErrorKind, offset: usize) -> NbtError {
+        NbtError(Box::new(Inner {
+            kind,
+            offset: Some(offset),
+            path: ValuePath::default(),
+        }))
+    }
+
+    /// An error of `kind` about the value at `path` (root first).
+    #[cold]
+    pub(crate) fn in_path(kind: NbtErrorKind, path: Vec<PathSegment>) -> NbtError {
+        let mut e = NbtError::from(kind);
+        e.0.path = ValuePath::from_root_first(path);
+        e
+    }
+
+    /// Prepends a compound key to the path (called while unwinding).
+    #[cold]
+    pub(crate) fn in_key(mut self, key: &[u8]) -> NbtError {
+        self.0.path.push_outer(PathSegment::Field(
+            super::mutf8::to_str_lossy(key).into_owned().into(),
+        ));
+        self
+    }
+
+    /// Prepends a list index to the path (called while unwinding).
+    #[cold]
+    pub(crate) fn in_index(mut self, i: usize) -> NbtError {
+        self.0.path.push_outer(PathSegment::Index(i));
+        self
+    }
+
+    #[cold]
+    pub(crate) fn eof(offset: usize, needed: usize) -> NbtError {
+        NbtError::at(NbtErrorKind::UnexpectedEof { needed }, offset)
+    }
+
+    #[cold]
+    pub(crate) fn bad_type(id: u8, offset: usize) -> NbtError {
+        NbtError::at(NbtErrorKind::InvalidTagType { id }, offset)
+    }
+
+    #[cold]
+    pub(crate) fn too_deep(max: usize, offset: usize) -> NbtError {
+        NbtError::at(NbtErrorKind::TooDeep { max }, offset)
+    }
+
+    #[cold]
+    pub(crate) fn bad_string(offset: usize) -> NbtError {
+        NbtError::at(NbtErrorKind::InvalidString, offset)
+    }
+
+    #[cold]
+    pub(crate) fn unwritable(reason: &'static str) -> NbtError {
+        NbtError::from(NbtErrorKind::Unwritable { reason })
     }
 }
 
-impl fmt::Display for TagPath {
+impl From<NbtErrorKind> for NbtError {
+    /// An error of `kind` with no byte offset, at the root.
+    #[cold]
+    fn from(kind: NbtErrorKind) -> NbtError {
+        NbtError(Box::new(Inner {
+            kind,
+            offset: None,
+            path: ValuePath::default(),
+        }))
+    }
+}
+
+impl From<std::io::Error> for NbtError {
+    #[cold]
+    fn from(e: std::io::Error) -> NbtError {
+        NbtError::from(NbtErrorKind::Io(e))
+    }
+}
+
+impl fmt::Display for NbtError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("<root>");
-        }
-        // Hostile input nests hundreds of levels: show the ends of a long path.
-        let n = self.0.len();
-        for (i, s) in self.segments().enumerate() {
-            if n > 16 && (6..n - 6).contains(&i) {
-                if i == 6 {
-                    write!(f, "…({} levels)…", n - 12)?;
-                }
-                continue;
-            }
-            match s {
-                PathSegment::Key(k) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    if super::path::needs_quotes(k) {
-                        write!(f, "{}", Clip(&super::path::quote(k), clip::NAME))?
-                    } else {
-                        write!(f, "{}", Clip(k, clip::NAME))?
-                    }
-                }
-                PathSegment::Index(n) => write!(f, "[{n}]")?,
-            }
-        }
-        Ok(())
+        f.write_str("NBT")?;
+        write_place(f, self.0.offset, &self.0.path)?;
+        write!(f, "{}", self.0.kind)
     }
 }
 
-/// Everything that can go wrong reading or writing NBT. `Debug` reads as `Display` does (the
-/// path root first), inside `NbtError(..)`.
-#[derive(thiserror::Error)]
+impl fmt::Debug for NbtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NbtError({self})")
+    }
+}
+
+impl std::error::Error for NbtError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.0.kind)
+    }
+}
+
+/// Result alias for this module.
+pub type Result<T, E = NbtError> = std::result::Result<T, E>;
+
+/// What went wrong reading or writing NBT ([`NbtError::kind`]). The byte offset and the tag path
+/// are the error's own ([`NbtError::offset`], [`NbtError::path`]), not the kind's.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum NbtError {
+pub enum NbtErrorKind {
     /// The input ended inside a tag.
-    #[error("offset {offset} at `{path}`: unexpected end of input (needed {needed} more bytes)")]
+    #[error("unexpected end of input (needed {needed} more bytes)")]
     UnexpectedEof {
-        /// Byte offset (in the decompressed data) of the read that failed.
-        offset: usize,
         /// How many bytes were missing.
         needed: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// A tag type id above 12 (or `TAG_End` where a value is needed).
-    #[error("offset {offset} at `{path}`: invalid tag type id {id}")]
+    #[error("invalid tag type id {id}")]
     InvalidTagType {
         /// The id byte.
         id: u8,
-        /// Byte offset of the id.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// Lists and compounds nested deeper than the limit (Minecraft: 512, root included).
-    #[error("offset {offset} at `{path}`: nesting deeper than {max} lists/compounds")]
+    #[error("nesting deeper than {max} lists/compounds")]
     TooDeep {
         /// The limit.
         max: usize,
-        /// Byte offset of the container that went over.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// A declared length that the remaining input cannot hold (caught before allocating).
-    #[error(
-        "offset {offset} at `{path}`: declared length {len} needs at least {needed} bytes, {remaining} remain"
-    )]
+    #[error("declared length {len} needs at least {needed} bytes, {remaining} remain")]
     LengthTooLarge {
         /// The declared element count.
         len: i64,
@@ -121,58 +195,31 @@ pub enum NbtError {
         needed: u64,
         /// Bytes left in the input.
         remaining: usize,
-        /// Byte offset of the length.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// A negative list or array length.
-    #[error("offset {offset} at `{path}`: negative length {len}")]
+    #[error("negative length {len}")]
     NegativeLength {
         /// The declared length.
         len: i64,
-        /// Byte offset of the length.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// A list of element type `TAG_End` with a non-zero length (Minecraft: "Missing type on ListTag").
-    #[error("offset {offset} at `{path}`: list of TAG_End with {len} elements")]
+    #[error("list of TAG_End with {len} elements")]
     EndListNotEmpty {
         /// The declared length.
         len: i64,
-        /// Byte offset of the list.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// A string that is not valid Modified UTF-8 (Java) or UTF-8 (Bedrock).
-    #[error("offset {offset} at `{path}`: malformed string bytes")]
-    InvalidString {
-        /// Byte offset of the first bad byte.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
-    },
+    #[error("malformed string bytes")]
+    InvalidString,
     /// A varint longer than its type allows.
-    #[error("offset {offset} at `{path}`: malformed varint")]
-    InvalidVarint {
-        /// Byte offset of the varint.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
-    },
+    #[error("malformed varint")]
+    InvalidVarint,
     /// The root tag is `TAG_End` (an empty network NBT value), which has no tree form here.
-    #[error("offset {offset}: root is TAG_End (no value)")]
-    EndRoot {
-        /// Byte offset of the root's type byte.
-        offset: usize,
-    },
+    #[error("root is TAG_End (no value)")]
+    EndRoot,
     /// Bytes remained after the root(s) and the caller asked for strict consumption.
-    #[error("offset {offset}: {count} trailing bytes after the NBT")]
+    #[error("{count} trailing bytes after the NBT")]
     TrailingBytes {
-        /// Where the trailing bytes start.
-        offset: usize,
         /// How many there are.
         count: usize,
     },
@@ -188,16 +235,10 @@ pub enum NbtError {
     /// The tree being read would take more memory than the reader may use: a region file's
     /// budget ([`RegionFile::parse_with_budget`](super::region::RegionFile::parse_with_budget))
     /// counts the estimated memory of each chunk's tree as it is built, and stops the read here.
-    #[error(
-        "offset {offset} at `{path}`: the tree would take more than the {limit} bytes of memory it may use"
-    )]
+    #[error("the tree would take more than the {limit} bytes of memory it may use")]
     MemoryLimit {
         /// Bytes of tree the read was allowed (what the budget had left).
         limit: usize,
-        /// Byte offset (in the decompressed data) where the estimate went over.
-        offset: usize,
-        /// Tag path.
-        path: TagPath,
     },
     /// The input is larger than this codec addresses (4 GiB).
     #[error("input of {len} bytes is larger than 4 GiB")]
@@ -206,12 +247,10 @@ pub enum NbtError {
         len: usize,
     },
     /// A value cannot be written in the requested form.
-    #[error("cannot write `{path}`: {reason}")]
+    #[error("cannot be written: {reason}")]
     Unwritable {
         /// Why.
         reason: &'static str,
-        /// Tag path.
-        path: TagPath,
     },
     /// A region (`.mca`) file is malformed.
     #[error("region file: {0}")]
@@ -243,6 +282,20 @@ pub enum NbtError {
         /// What does not fit, and the value.
         reason: String,
     },
+    /// A node of an NBT dump (the JSON of [`dump`](super::dump)) is not NBT: a missing or
+    /// unknown `type`, a value out of its type's range, a list element of another type. The
+    /// error's path is the node's tag path in its root.
+    #[error(
+        "{}the dump: {}",
+        root.map(|i| format!("roots[{i}] of ")).unwrap_or_default(),
+        Clip(reason, clip::TEXT)
+    )]
+    DumpEntry {
+        /// The root's position in the dump's `roots` array, when the dump has one.
+        root: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
     /// SNBT text does not parse.
     #[error("SNBT line {line}, column {column}: {message}")]
     Snbt {
@@ -254,39 +307,33 @@ pub enum NbtError {
         message: String,
     },
     /// A tag path (`Level.Sections[1].Name`) does not parse.
-    #[error("tag path, byte {offset}: {message}")]
+    #[error("tag path, byte {at}: {message}")]
     PathSyntax {
         /// Byte offset in the path text.
-        offset: usize,
+        at: usize,
         /// What was expected.
         message: &'static str,
     },
     /// A tag path parses but does not lead to a value in this tree.
-    #[error("tag path `{path}`: {reason}")]
+    #[error("{reason}")]
     PathNotFound {
-        /// The path up to and including the step that failed.
-        path: TagPath,
         /// Why that step failed (missing key, index out of range, not a container).
         reason: String,
     },
     /// A value set at a tag path ([`Tag::set_path`](super::Tag::set_path)) is not of the type
     /// its place must keep: a list element keeps its list's element type.
-    #[error(
-        "tag path `{path}`: the place holds {expected}, the value is {found} (a list keeps one element type)"
-    )]
+    #[error("the place holds {expected}, the value is {found} (a list keeps one element type)")]
     WrongType {
-        /// The place.
-        path: TagPath,
         /// The type the place holds.
         expected: &'static str,
         /// The type of the value given.
         found: &'static str,
     },
     /// A JSON dump does not parse or does not describe NBT.
-    #[error("JSON dump at byte {offset}: {}", Clip(message, clip::TEXT))]
+    #[error("JSON dump at byte {at}: {}", Clip(message, clip::TEXT))]
     Json {
         /// Byte offset in the JSON text.
-        offset: usize,
+        at: usize,
         /// What was wrong.
         message: String,
     },
@@ -295,134 +342,5 @@ pub enum NbtError {
     Serde(String),
     /// An I/O error from a reader or writer.
     #[error("I/O: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-impl NbtError {
-    /// The tag path of the error, if it has one.
-    pub fn path(&self) -> Option<&TagPath> {
-        match self {
-            NbtError::UnexpectedEof { path, .. }
-            | NbtError::InvalidTagType { path, .. }
-            | NbtError::TooDeep { path, .. }
-            | NbtError::LengthTooLarge { path, .. }
-            | NbtError::NegativeLength { path, .. }
-            | NbtError::EndListNotEmpty { path, .. }
-            | NbtError::InvalidString { path, .. }
-            | NbtError::InvalidVarint { path, .. }
-            | NbtError::MemoryLimit { path, .. }
-            | NbtError::Unwritable { path, .. }
-            | NbtError::PathNotFound { path, .. }
-            | NbtError::WrongType { path, .. } => Some(path),
-            _ => None,
-        }
-    }
-
-    /// The byte offset of the error, if it has one.
-    pub fn offset(&self) -> Option<usize> {
-        match *self {
-            NbtError::UnexpectedEof { offset, .. }
-            | NbtError::InvalidTagType { offset, .. }
-            | NbtError::TooDeep { offset, .. }
-            | NbtError::LengthTooLarge { offset, .. }
-            | NbtError::NegativeLength { offset, .. }
-            | NbtError::EndListNotEmpty { offset, .. }
-            | NbtError::InvalidString { offset, .. }
-            | NbtError::InvalidVarint { offset, .. }
-            | NbtError::MemoryLimit { offset, .. }
-            | NbtError::EndRoot { offset }
-            | NbtError::TrailingBytes { offset, .. }
-            | NbtError::Json { offset, .. }
-            | NbtError::PathSyntax { offset, .. } => Some(offset),
-            _ => None,
-        }
-    }
-
-    fn path_mut(&mut self) -> Option<&mut TagPath> {
-        match self {
-            NbtError::UnexpectedEof { path, .. }
-            | NbtError::InvalidTagType { path, .. }
-            | NbtError::TooDeep { path, .. }
-            | NbtError::LengthTooLarge { path, .. }
-            | NbtError::NegativeLength { path, .. }
-            | NbtError::EndListNotEmpty { path, .. }
-            | NbtError::InvalidString { path, .. }
-            | NbtError::InvalidVarint { path, .. }
-            | NbtError::MemoryLimit { path, .. }
-            | NbtError::Unwritable { path, .. } => Some(path),
-            _ => None,
-        }
-    }
-
-    /// Prepends a compound key to the path (called while unwinding).
-    #[cold]
-    pub(crate) fn in_key(mut self, key: &[u8]) -> NbtError {
-        if let Some(p) = self.path_mut() {
-            p.0.push(PathSegment::Key(
-                super::mutf8::to_str_lossy(key).into_owned(),
-            ));
-        }
-        self
-    }
-
-    /// Prepends a list index to the path (called while unwinding).
-    #[cold]
-    pub(crate) fn in_index(mut self, i: usize) -> NbtError {
-        if let Some(p) = self.path_mut() {
-            p.0.push(PathSegment::Index(i));
-        }
-        self
-    }
-
-    #[cold]
-    pub(crate) fn eof(offset: usize, needed: usize) -> NbtError {
-        NbtError::UnexpectedEof {
-            offset,
-            needed,
-            path: TagPath::default(),
-        }
-    }
-
-    #[cold]
-    pub(crate) fn bad_type(id: u8, offset: usize) -> NbtError {
-        NbtError::InvalidTagType {
-            id,
-            offset,
-            path: TagPath::default(),
-        }
-    }
-
-    #[cold]
-    pub(crate) fn too_deep(max: usize, offset: usize) -> NbtError {
-        NbtError::TooDeep {
-            max,
-            offset,
-            path: TagPath::default(),
-        }
-    }
-
-    #[cold]
-    pub(crate) fn bad_string(offset: usize) -> NbtError {
-        NbtError::InvalidString {
-            offset,
-            path: TagPath::default(),
-        }
-    }
-
-    #[cold]
-    pub(crate) fn unwritable(reason: &'static str) -> NbtError {
-        NbtError::Unwritable {
-            reason,
-            path: TagPath::default(),
-        }
-    }
-}
-
-/// Result alias for this module.
-pub type Result<T, E = NbtError> = std::result::Result<T, E>;
-
-impl fmt::Debug for NbtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "NbtError({self})")
-    }
+    Io(#[source] std::io::Error),
 }

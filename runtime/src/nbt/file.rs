@@ -2,7 +2,7 @@
 //! trailing bytes, read with [`NbtFile::read`] and written back with [`NbtFile::to_bytes`].
 
 use super::compress::{self, Compression};
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{Cur, Edition};
 use super::read::{ReadOptions, TreeBudget, read_root_limited};
 use super::tag::Nbt;
@@ -44,7 +44,7 @@ pub struct FileOptions {
     pub read: ReadOptions,
     /// Read roots until the data ends (concatenated roots, e.g. Bedrock palettes).
     pub all_roots: bool,
-    /// Fail with [`NbtError::TrailingBytes`] if bytes remain after the root.
+    /// Fail with [`NbtErrorKind::TrailingBytes`] if bytes remain after the root.
     pub strict_trailing: bool,
     /// Compression to assume instead of detecting it.
     pub compression: Option<Compression>,
@@ -97,8 +97,8 @@ impl NbtFile {
     /// [`read`](Self::read) within a memory budget: adds to `used` the bytes it inflates and
     /// the estimated memory of the tree it builds (read's `TreeBudget`), failed reads included
     /// (a decompression that hit its limit counts the whole limit), and stops once `used` would
-    /// pass `limit` (decompression with [`NbtError::DecompressLimit`], the tree with
-    /// [`NbtError::MemoryLimit`]). Uncompressed input is read where it lies and adds nothing
+    /// pass `limit` (decompression with [`NbtErrorKind::DecompressLimit`], the tree with
+    /// [`NbtErrorKind::MemoryLimit`]). Uncompressed input is read where it lies and adds nothing
     /// for itself. Region files keep their whole-file budget with it.
     pub(crate) fn read_counted(
         raw: &[u8],
@@ -117,8 +117,10 @@ impl NbtFile {
             let d = compress::decompress(raw, compression, max);
             let produced = match &d {
                 Ok(d) => d.data.len(),
-                Err(NbtError::DecompressLimit { limit }) => *limit,
-                Err(_) => 0,
+                Err(e) => match e.kind() {
+                    NbtErrorKind::DecompressLimit { limit } => *limit,
+                    _ => 0,
+                },
             };
             *used = used.saturating_add(produced);
             let d = d?;
@@ -140,7 +142,7 @@ impl NbtFile {
                 Ok(f)
             }
             // The stream broke and the NBT did not complete: the stream is the cause.
-            (Err(_), Some(e)) => Err(NbtError::Decompress(e)),
+            (Err(_), Some(e)) => Err(NbtError::from(NbtErrorKind::Decompress(e))),
             (Err(e), None) => Err(e),
         }
     }
@@ -156,7 +158,9 @@ impl NbtFile {
         tree: &mut TreeBudget,
     ) -> Result<NbtFile> {
         if data.len() > u32::MAX as usize {
-            return Err(NbtError::InputTooLarge { len: data.len() });
+            return Err(NbtError::from(NbtErrorKind::InputTooLarge {
+                len: data.len(),
+            }));
         }
         let header = opts.read.edition == Edition::Bedrock
             && opts
@@ -177,21 +181,20 @@ impl NbtFile {
                 // The roots' vector grows by doubling: three root values each, as lists are.
                 tree.used = tree.used.saturating_add(3 * std::mem::size_of::<Nbt>());
                 if tree.used > tree.limit {
-                    return Err(NbtError::MemoryLimit {
-                        limit: tree.limit,
-                        offset: c.pos,
-                        path: Default::default(),
-                    });
+                    return Err(NbtError::at(
+                        NbtErrorKind::MemoryLimit { limit: tree.limit },
+                        c.pos,
+                    ));
                 }
                 roots.push(read_root_limited(&mut c, &opts.read, tree)?);
             }
         }
         let trailing = c.remaining();
         if trailing > 0 && opts.strict_trailing {
-            return Err(NbtError::TrailingBytes {
-                offset: c.pos,
-                count: trailing,
-            });
+            return Err(NbtError::at(
+                NbtErrorKind::TrailingBytes { count: trailing },
+                c.pos,
+            ));
         }
         Ok(NbtFile {
             roots,
@@ -266,8 +269,7 @@ impl NbtFile {
 
 #[cold]
 fn no_root() -> NbtError {
-    NbtError::PathNotFound {
-        path: Default::default(),
+    NbtError::from(NbtErrorKind::PathNotFound {
         reason: "the file has no root".into(),
-    }
+    })
 }

@@ -6,7 +6,7 @@
 //! type implementing [`Flavor`], so readers and writers are monomorphised per flavour and pay
 //! nothing for the choice at run time.
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 
 /// Which binary NBT flavour a stream is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -84,10 +84,7 @@ impl<'a> Cur<'a> {
                 return Ok(v);
             }
         }
-        Err(NbtError::InvalidVarint {
-            offset: start,
-            path: Default::default(),
-        })
+        Err(NbtError::at(NbtErrorKind::InvalidVarint, start))
     }
 }
 

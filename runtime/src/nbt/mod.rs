@@ -10,7 +10,7 @@
 //! * `serde_nbt` (feature `serde`): derive your own types from NBT and back.
 //! * [`TagView`] / [`TagViewMut`]: a value or list element seen in place; paths such as
 //!   `Level.Sections[1].Palette[0].Name` reach any value ([`Tag::get_path`],
-//!   [`Tag::get_path_mut`]), in the syntax errors print ([`TagPath`]).
+//!   [`Tag::get_path_mut`]), in the syntax errors print ([`ValuePath`](crate::ValuePath)).
 //!
 //! The reader is exact: read → write is byte-identical for every valid file (entry order, empty
 //! list types, NaN bits and raw Modified UTF-8 are kept), and it is hardened against hostile
@@ -36,7 +36,7 @@ mod view;
 mod write;
 
 pub use compress::Compression;
-pub use error::{NbtError, PathSegment, Result, TagPath};
+pub use error::{NbtError, NbtErrorKind, Result};
 pub use file::{BedrockHeader, FileOptions, NbtFile, has_bedrock_header};
 pub use flavor::Edition;
 pub use read::{

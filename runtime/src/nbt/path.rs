@@ -1,50 +1,47 @@
 //! Tag paths: the text form shared by lookups ([`Tag::get_path`], [`Tag::get_path_mut`]) and by
-//! the paths in errors ([`TagPath`]'s `Display`), so a path printed in an error can be pasted
+//! the paths in errors ([`ValuePath`]'s `Display`), so a path printed in an error can be pasted
 //! into a lookup.
 //!
 //! Syntax: keys joined by `.`, list (or array) indices in brackets, from the root value down:
 //! `Level.Sections[1].Palette[0].Name`. A path may start with an index (`[0].id`, a root list).
 //! A key that is empty or holds any of `. [ ] " \` or white space is written in double quotes
 //! with `\"` and `\\` escaped: `Data."a.b"[2]`. The empty path is the value itself. Errors say
-//! where the text is wrong ([`NbtError::PathSyntax`], byte offset) or how far the lookup got
-//! ([`NbtError::PathNotFound`], the path up to the step that failed).
+//! where the text is wrong ([`NbtErrorKind::PathSyntax`], byte offset) or how far the lookup got
+//! ([`NbtErrorKind::PathNotFound`], the path up to the step that failed).
 
 use std::str::FromStr;
 
-use super::error::{NbtError, PathSegment, Result, TagPath};
+use super::error::{NbtError, NbtErrorKind, Result};
+use crate::path::{PathSegment, ValuePath};
+
+/// One step of a parsed path.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl From<Step> for PathSegment {
+    fn from(step: Step) -> PathSegment {
+        match step {
+            Step::Key(k) => PathSegment::Field(k.into()),
+            Step::Index(i) => PathSegment::Index(i),
+        }
+    }
+}
 use super::tag::{Compound, List, Tag};
 use super::view::{TagView, TagViewMut};
 
-fn plain_key_char(c: char) -> bool {
-    !matches!(c, '.' | '[' | ']' | '"' | '\\') && !c.is_whitespace() && !c.is_control()
-}
-
-/// Whether `key` must be quoted in a path.
-pub(crate) fn needs_quotes(key: &str) -> bool {
-    key.is_empty() || !key.chars().all(plain_key_char)
-}
-
-/// `key` quoted as the path syntax wants (`"` and `\` escaped).
-pub(crate) fn quote(key: &str) -> String {
-    let mut s = String::with_capacity(key.len() + 2);
-    s.push('"');
-    for c in key.chars() {
-        if matches!(c, '"' | '\\') {
-            s.push('\\');
-        }
-        s.push(c);
-    }
-    s.push('"');
-    s
-}
-
 #[cold]
 fn syntax(offset: usize, message: &'static str) -> NbtError {
-    NbtError::PathSyntax { offset, message }
+    NbtError::from(NbtErrorKind::PathSyntax {
+        at: offset,
+        message,
+    })
 }
 
 /// Parses the text form into segments, root first.
-pub(crate) fn parse(text: &str) -> Result<Vec<PathSegment>> {
+pub(crate) fn parse(text: &str) -> Result<Vec<Step>> {
     let b = text.as_bytes();
     let mut segs = Vec::new();
     let mut i = 0;
@@ -64,7 +61,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<PathSegment>> {
             let n = text[start..j]
                 .parse::<usize>()
                 .map_err(|_| syntax(start, "list index too large"))?;
-            segs.push(PathSegment::Index(n));
+            segs.push(Step::Index(n));
             i = j + 1;
         } else {
             if !segs.is_empty() {
@@ -74,7 +71,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<PathSegment>> {
                 i += 1;
             }
             let (key, next) = parse_key(text, i)?;
-            segs.push(PathSegment::Key(key));
+            segs.push(Step::Key(key));
             i = next;
         }
     }
@@ -101,7 +98,7 @@ fn parse_key(text: &str, at: usize) -> Result<(String, usize)> {
     }
     let len = rest
         .char_indices()
-        .find(|&(_, c)| !plain_key_char(c))
+        .find(|&(_, c)| !crate::path::plain_char(c))
         .map_or(rest.len(), |(k, _)| k);
     if len == 0 {
         return Err(syntax(
@@ -112,27 +109,30 @@ fn parse_key(text: &str, at: usize) -> Result<(String, usize)> {
     Ok((rest[..len].to_string(), at + len))
 }
 
-impl FromStr for TagPath {
+/// A path in the text form (`Level.Sections[1].Name`; the module docs), as NBT lookups read it.
+impl FromStr for ValuePath {
     type Err = NbtError;
-    fn from_str(s: &str) -> Result<TagPath> {
-        Ok(TagPath::from_root_first(parse(s)?))
+    fn from_str(s: &str) -> Result<ValuePath> {
+        Ok(ValuePath::from_root_first(
+            parse(s)?.into_iter().map(PathSegment::from).collect(),
+        ))
     }
 }
 
 #[cold]
-fn not_found(walked: &[PathSegment], reason: String) -> NbtError {
-    NbtError::PathNotFound {
-        path: TagPath::from_root_first(walked.to_vec()),
-        reason,
-    }
+fn not_found(walked: &[Step], reason: String) -> NbtError {
+    NbtError::in_path(
+        NbtErrorKind::PathNotFound { reason },
+        walked.iter().cloned().map(PathSegment::from).collect(),
+    )
 }
 
-fn missing(walked: &[PathSegment], seg: &PathSegment, ty: &str, len: Option<usize>) -> NbtError {
+fn missing(walked: &[Step], seg: &Step, ty: &str, len: Option<usize>) -> NbtError {
     let reason = match (seg, len) {
-        (PathSegment::Key(_), Some(_)) => "no such key in the compound".to_string(),
-        (PathSegment::Index(i), Some(n)) => format!("index {i} is out of range (length {n})"),
-        (PathSegment::Key(_), None) => format!("`{ty}` has no keys"),
-        (PathSegment::Index(_), None) => format!("`{ty}` has no elements"),
+        (Step::Key(_), Some(_)) => "no such key in the compound".to_string(),
+        (Step::Index(i), Some(n)) => format!("index {i} is out of range (length {n})"),
+        (Step::Key(_), None) => format!("`{ty}` has no keys"),
+        (Step::Index(_), None) => format!("`{ty}` has no elements"),
     };
     not_found(walked, reason)
 }
@@ -143,18 +143,18 @@ pub(crate) fn lookup<'a>(start: TagView<'a>, path: &str) -> Result<TagView<'a>> 
     let mut cur = start;
     for (n, seg) in segs.iter().enumerate() {
         let next = match seg {
-            PathSegment::Key(k) => cur.get(k),
-            PathSegment::Index(i) => cur.index(*i),
+            Step::Key(k) => cur.get(k),
+            Step::Index(i) => cur.index(*i),
         };
         cur = match next {
             Some(v) => v,
             None => {
                 let len = match (seg, cur) {
-                    (PathSegment::Key(_), TagView::Compound(c)) => Some(c.len()),
-                    (PathSegment::Index(_), TagView::List(l)) => Some(l.len()),
-                    (PathSegment::Index(_), TagView::ByteArray(a)) => Some(a.len()),
-                    (PathSegment::Index(_), TagView::IntArray(a)) => Some(a.len()),
-                    (PathSegment::Index(_), TagView::LongArray(a)) => Some(a.len()),
+                    (Step::Key(_), TagView::Compound(c)) => Some(c.len()),
+                    (Step::Index(_), TagView::List(l)) => Some(l.len()),
+                    (Step::Index(_), TagView::ByteArray(a)) => Some(a.len()),
+                    (Step::Index(_), TagView::IntArray(a)) => Some(a.len()),
+                    (Step::Index(_), TagView::LongArray(a)) => Some(a.len()),
                     _ => None,
                 };
                 return Err(missing(&segs[..=n], seg, cur.tag_type().name(), len));
@@ -195,11 +195,11 @@ fn lookup_view_mut<'a>(start: Cur<'a>, path: &str) -> Result<TagViewMut<'a>> {
 /// the start itself) takes any type, a list element only its list's element type.
 fn set_at(start: Cur<'_>, path: &str, value: Tag) -> Result<Tag> {
     let wrong = |expected: &'static str, found: &'static str| -> Result<Tag> {
-        Err(NbtError::WrongType {
-            path: path.parse()?,
-            expected,
-            found,
-        })
+        let at = parse(path)?.into_iter().map(PathSegment::from).collect();
+        Err(NbtError::in_path(
+            NbtErrorKind::WrongType { expected, found },
+            at,
+        ))
     };
     match walk_mut(start, path, true)? {
         Cur::Tag(t) => Ok(std::mem::replace(t, value)),
@@ -245,14 +245,14 @@ fn walk_mut<'a>(start: Cur<'a>, path: &str, elem_end: bool) -> Result<Cur<'a>> {
             other => other,
         };
         cur = match (cur, seg) {
-            (Cur::Compound(c), PathSegment::Key(k)) => {
+            (Cur::Compound(c), Step::Key(k)) => {
                 let len = c.len();
                 match c.get_mut(k) {
                     Some(t) => Cur::Tag(t),
                     None => return Err(missing(walked, seg, "compound", Some(len))),
                 }
             }
-            (Cur::List(l), PathSegment::Index(i)) => {
+            (Cur::List(l), Step::Index(i)) => {
                 let len = l.len();
                 let last = n + 1 == segs.len();
                 let ety = l.element_type().name();
@@ -291,7 +291,7 @@ fn walk_mut<'a>(start: Cur<'a>, path: &str, elem_end: bool) -> Result<Cur<'a>> {
 
 impl Tag {
     /// The value at `path` below this one, borrowed: `Level.Sections[1].Palette[0].Name`
-    /// (syntax in [`TagPath`]'s docs; the same text errors print). Works through lists and
+    /// (syntax in [`ValuePath`]'s docs; the same text errors print). Works through lists and
     /// arrays, nothing is copied.
     ///
     /// ```
@@ -335,16 +335,17 @@ impl Tag {
     /// Sets the value at `path` below this one, list elements included, and gives the old
     /// value: the `?`-friendly form of the getters above. A compound entry takes a value of any
     /// type; a list element must keep its list's element type, else
-    /// [`NbtError::WrongType`] with the path.
+    /// [`NbtErrorKind::WrongType`] with the path.
     ///
     /// ```
-    /// use def_runtime::nbt::{nbt, NbtError, Tag};
+    /// use def_runtime::nbt::{nbt, NbtError, NbtErrorKind, Tag};
     /// let mut t: Tag = nbt!({"Motion": [0.0f64, 0.0f64, 0.0f64], "Name": "Steve"});
     /// t.set_path("Motion[1]", 0.5f64)?;
     /// t.set_path("Name", 7i32)?; // an entry may change type
     /// assert_eq!(t.get_path("Motion[1]")?.as_double(), Some(0.5));
     /// let e = t.set_path("Motion[2]", 1i32).unwrap_err();
-    /// assert!(matches!(e, NbtError::WrongType { expected: "double", found: "int", .. }));
+    /// assert!(matches!(e.kind(), NbtErrorKind::WrongType { expected: "double", found: "int" }));
+    /// assert_eq!(e.path().to_string(), "Motion[2]");
     /// # Ok::<(), NbtError>(())
     /// ```
     pub fn set_path(&mut self, path: &str, value: impl Into<Tag>) -> Result<Tag> {

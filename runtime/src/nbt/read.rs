@@ -6,7 +6,7 @@
 //! input says: 100 000 nested lists fail at level 513 with a few hundred stack frames in use.
 //! Every declared length is checked against the bytes that remain before anything is allocated.
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
@@ -52,7 +52,7 @@ pub struct ReadOptions {
     /// Limit on the memory of the trees one read builds (all roots of the input together),
     /// estimated from above before each allocation: a list of millions of empty compounds is a
     /// few bytes each on the wire and tens in memory. Going over is
-    /// [`NbtError::MemoryLimit`](super::NbtError::MemoryLimit) with the offset and path.
+    /// [`NbtErrorKind::MemoryLimit`](super::NbtErrorKind::MemoryLimit) with the offset and path.
     /// Region files charge their own budget as well ([`super::region`]).
     pub max_memory: usize,
     /// Check Java strings' Modified UTF-8 while reading (the default), as Java's `readUTF`
@@ -132,21 +132,23 @@ impl ReadOptions {
 }
 
 /// Reads one root from uncompressed bytes; returns it and the number of bytes it took.
-/// Bytes after the root are left alone (see [`read_roots`] and [`NbtError::TrailingBytes`]).
+/// Bytes after the root are left alone (see [`read_roots`] and [`NbtErrorKind::TrailingBytes`]).
 pub fn read_root(data: &[u8], opts: &ReadOptions) -> Result<(Nbt, usize)> {
     let mut c = Cur::new(data);
     let nbt = read_root_at(&mut c, opts)?;
     Ok((nbt, c.pos))
 }
 
-/// Reads exactly one root and fails with [`NbtError::TrailingBytes`] if bytes remain.
+/// Reads exactly one root and fails with [`NbtErrorKind::TrailingBytes`] if bytes remain.
 pub fn read_exact(data: &[u8], opts: &ReadOptions) -> Result<Nbt> {
     let (nbt, used) = read_root(data, opts)?;
     if used != data.len() {
-        return Err(NbtError::TrailingBytes {
-            offset: used,
-            count: data.len() - used,
-        });
+        return Err(NbtError::at(
+            NbtErrorKind::TrailingBytes {
+                count: data.len() - used,
+            },
+            used,
+        ));
     }
     Ok(nbt)
 }
@@ -168,7 +170,7 @@ pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
 }
 
 /// The memory a tree may take while it is read, estimated from above as the reader builds it
-/// (see `Reader::charge` for the estimate); going over is [`NbtError::MemoryLimit`].
+/// (see `Reader::charge` for the estimate); going over is [`NbtErrorKind::MemoryLimit`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TreeBudget {
     /// Bytes the estimate may reach.
@@ -250,21 +252,18 @@ pub(crate) fn checked_len<F: Flavor>(c: &mut Cur, elem_size: usize) -> Result<us
     let at = c.pos;
     let len = F::seq_len(c)?;
     if len < 0 {
-        return Err(NbtError::NegativeLength {
-            len,
-            offset: at,
-            path: Default::default(),
-        });
+        return Err(NbtError::at(NbtErrorKind::NegativeLength { len }, at));
     }
     let needed = len as u64 * elem_size as u64;
     if needed > c.remaining() as u64 {
-        return Err(NbtError::LengthTooLarge {
-            len,
-            needed,
-            remaining: c.remaining(),
-            offset: at,
-            path: Default::default(),
-        });
+        return Err(NbtError::at(
+            NbtErrorKind::LengthTooLarge {
+                len,
+                needed,
+                remaining: c.remaining(),
+            },
+            at,
+        ));
     }
     Ok(len as usize)
 }
@@ -359,11 +358,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     #[cold]
     #[inline(never)]
     fn over_budget(&mut self) -> Fail {
-        let e = NbtError::MemoryLimit {
-            limit: self.budget.limit,
-            offset: self.c.pos,
-            path: Default::default(),
-        };
+        let e = NbtError::at(
+            NbtErrorKind::MemoryLimit {
+                limit: self.budget.limit,
+            },
+            self.c.pos,
+        );
         self.fail(e)
     }
 
@@ -393,7 +393,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         let id = self.c.u8()?;
         let ty = TagType::from_id(id).ok_or_else(|| NbtError::bad_type(id, at))?;
         if ty == TagType::End {
-            return Err(NbtError::EndRoot { offset: at });
+            return Err(NbtError::at(NbtErrorKind::EndRoot, at));
         }
         let r = (|| {
             let name = match form {
@@ -404,10 +404,11 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             Ok(Nbt { name, tag })
         })();
         r.map_err(|Fail| {
-            self.err.take().unwrap_or(NbtError::Unwritable {
-                reason: "internal: failure without an error",
-                path: Default::default(),
-            })
+            self.err
+                .take()
+                .unwrap_or(NbtError::from(NbtErrorKind::Unwritable {
+                    reason: "internal: failure without an error",
+                }))
         })
     }
 
@@ -520,11 +521,10 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         Ok(match ty {
             TagType::End => {
                 if n > 0 {
-                    return Err(self.fail(NbtError::EndListNotEmpty {
-                        len: n as i64,
-                        offset: at,
-                        path: Default::default(),
-                    }));
+                    return Err(self.fail(NbtError::at(
+                        NbtErrorKind::EndListNotEmpty { len: n as i64 },
+                        at,
+                    )));
                 }
                 List::End
             }

@@ -27,7 +27,7 @@
 //! kept; a changed chunk is compressed with its [`NbtFile::compression`] (every scheme, LZ4
 //! included) and goes external when it needs more than 255 sectors, as Minecraft does. A slot
 //! whose bytes were not there to read (outside the file, bad length, external file missing) is
-//! refused with [`NbtError::RegionChunk`] rather than dropped: remove it from
+//! refused with [`NbtErrorKind::RegionChunk`] rather than dropped: remove it from
 //! [`RegionFile::chunks`] to drop it on purpose.
 //!
 //! Whole worlds (feature `nbt-world`): [`scan_world`] reads every region file of a world folder
@@ -42,7 +42,7 @@ pub use world::{ScanOptions, WorldScan, scan_world};
 
 use super::compress::Compression;
 use super::dump;
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::file::{FileOptions, NbtFile};
 
 const SECTOR: usize = 4096;
@@ -192,14 +192,14 @@ impl Chunk {
             _ => false,
         };
         if !readable {
-            return Err(NbtError::RegionChunk {
+            return Err(NbtError::from(NbtErrorKind::RegionChunk {
                 index: self.index,
                 reason: format!(
                     "its data could not be read ({}), so it cannot be written back; remove it \
                      from `chunks` to drop it",
                     self.status.name()
                 ),
-            });
+            }));
         }
         Ok((self.compression_id & 0x7F, Cow::Borrowed(&self.payload)))
     }
@@ -317,8 +317,8 @@ impl RegionFile {
     /// chunk files `c.X.Z.mcc` are named by the region's contents, so they are untrusted: one
     /// is read only if it is a regular file in `path`'s folder itself, not a symbolic link
     /// (even one that stays in the folder), FIFO, socket or device, and only if its length
-    /// fits in what the budget has left, checked before reading; the read itself stops there
-    /// too, should the file grow. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
+    /// fits in what the budget has left, checked before reading; it is read into a buffer of
+    /// that length, and a file with more to read (one that grows) is refused. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
     /// ([`ChunkStatus::External`] when the file does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
         RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
@@ -394,10 +394,10 @@ impl RegionFile {
         load: &mut Load<'_>,
     ) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
-            return Err(NbtError::Region(format!(
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
                 "{} bytes is shorter than the 8 KiB header",
                 data.len()
-            )));
+            ))));
         }
         const FREE: u16 = u16::MAX;
         // The slot whose data each sector of the file holds, so that no sector is read twice.
@@ -578,10 +578,10 @@ impl RegionFile {
         order.sort_by_key(|c| (c.sector == 0, c.sector, c.index));
         for ch in order {
             if ch.index >= 1024 || std::mem::replace(&mut seen[ch.index], true) {
-                return Err(NbtError::RegionChunk {
+                return Err(NbtError::from(NbtErrorKind::RegionChunk {
                     index: ch.index,
                     reason: "slot index over 1023 or used twice".into(),
-                });
+                }));
             }
             let (id, body) = ch.stored()?;
             let region = &mut out.region;
@@ -604,10 +604,10 @@ impl RegionFile {
             }
             let count = (region.len() - sector * SECTOR).div_ceil(SECTOR);
             if sector > 0xFF_FFFF {
-                return Err(NbtError::RegionChunk {
+                return Err(NbtError::from(NbtErrorKind::RegionChunk {
                     index: ch.index,
                     reason: "the region is over 64 GiB (sector numbers have 24 bits)".into(),
-                });
+                }));
             }
             region.resize((sector + count) * SECTOR, 0);
             let loc = ((sector as u32) << 8) | count as u32;
@@ -623,9 +623,9 @@ impl RegionFile {
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let parts = self.to_parts()?;
         if let Some((name, _)) = parts.external.first() {
-            return Err(NbtError::Region(format!(
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
                 "chunk {name} is stored outside the region: write it with to_parts or save"
-            )));
+            ))));
         }
         Ok(parts.region)
     }
@@ -705,7 +705,7 @@ impl RegionFile {
 /// [`RegionFile::to_json`]); chunks without `nbt` are skipped.
 ///
 /// Each value must fit the region format, or the dump is refused with
-/// [`NbtError::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
+/// [`NbtErrorKind::RegionDump`] naming the entry (its place in `chunks` and its slot): `index` in
 /// 0..1024 and used once, `x` and `z` (when given) the slot's, `timestamp` a 32-bit number,
 /// `compression_id` one of the schemes (1 gzip, 2 zlib, 3 none, 4 LZ4, each + 128 for an
 /// external chunk), `nbt` a root that reads. Nothing is truncated to fit. The layout fields
@@ -713,18 +713,20 @@ impl RegionFile {
 /// writing lays the chunks out again.
 pub fn from_json(j: &dump::Json) -> Result<RegionFile> {
     let Some(dump::Json::Array(items)) = j.get("chunks") else {
-        return Err(NbtError::Json {
-            offset: 0,
+        return Err(NbtError::from(NbtErrorKind::Json {
+            at: 0,
             message: "expected \"chunks\", an array".into(),
-        });
+        }));
     };
     let mut chunks = Vec::new();
     let mut seen = [None::<usize>; 1024];
     for (entry, c) in items.iter().enumerate() {
-        let bad = |slot: Option<usize>, reason: String| NbtError::RegionDump {
-            entry,
-            slot,
-            reason,
+        let bad = |slot: Option<usize>, reason: String| {
+            NbtError::from(NbtErrorKind::RegionDump {
+                entry,
+                slot,
+                reason,
+            })
         };
         // A whole number of at most `max`, or why not.
         let num = |slot: Option<usize>, k: &str, max: u64| -> Result<Option<u64>> {
@@ -813,7 +815,7 @@ mod fsx {
     use std::io::Read;
     use std::path::Path;
 
-    use super::super::error::{NbtError, Result};
+    use super::super::error::{NbtError, NbtErrorKind, Result};
 
     /// Why an external file was not read.
     pub(super) enum Refusal {
@@ -863,24 +865,35 @@ mod fsx {
         }
     }
 
-    /// Reads at most `limit` bytes of `f`, whose length was `len` when opened; more is an
-    /// error. `read` gets the bytes read, failures included.
+    /// Reads `f`, whose length was `len` (at most `limit`) when opened, into a buffer of exactly
+    /// that size, never grown: a file with more to read than its length said (one that grows
+    /// while it is read, or a `/proc` file that says 0) is refused. `read` gets the bytes read,
+    /// failures included.
     fn read_bounded(
-        f: File,
+        mut f: File,
         len: u64,
         limit: usize,
         read: &mut usize,
     ) -> std::result::Result<Vec<u8>, String> {
-        let mut data = Vec::with_capacity(len.min(limit as u64) as usize);
-        let r = f.take(limit as u64 + 1).read_to_end(&mut data);
+        let len = len.min(limit as u64) as usize;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len)
+            .map_err(|_| format!("no memory for its {len} bytes"))?;
+        let r = (&mut f).take(len as u64).read_to_end(&mut data);
         *read = read.saturating_add(data.len());
         r.map_err(|e| format!("read failed: {e}"))?;
-        if data.len() > limit {
-            return Err(format!(
-                "it grew past the {limit} bytes left in the budget while it was read"
-            ));
+        let mut more = [0u8; 1];
+        match f.read(&mut more) {
+            Ok(0) => Ok(data),
+            Ok(_) => {
+                *read = read.saturating_add(1);
+                Err(format!(
+                    "it holds more than the {len} bytes its length said (it grew while it was \
+                     read); not kept"
+                ))
+            }
+            Err(e) => Err(format!("read failed: {e}")),
         }
-        Ok(data)
     }
 
     /// The file `name` of folder `dir`, if it is a regular file there (not a symbolic link,
@@ -934,7 +947,10 @@ mod fsx {
             Err(_) => std::fs::symlink_metadata(path)?,
         };
         if !m.file_type().is_file() {
-            return Err(NbtError::Region(format!("{}; not read", kind(&m))));
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
+                "{}; not read",
+                kind(&m)
+            ))));
         }
         let f = f?;
         Ok((f, m.len()))
@@ -945,7 +961,9 @@ mod fsx {
     pub(super) fn read_regular(path: &Path, limit: usize) -> Result<Vec<u8>> {
         let f = options(true).read(true).open(path)?;
         let m = f.metadata()?;
-        let refuse = |why: String| NbtError::Region(format!("{}: {why}", path.display()));
+        let refuse = |why: String| {
+            NbtError::from(NbtErrorKind::Region(format!("{}: {why}", path.display())))
+        };
         if !m.file_type().is_file() {
             return Err(refuse(kind(&m).to_string()));
         }
@@ -964,11 +982,11 @@ mod fsx {
         use std::io::Write;
         let path = dir.join(name);
         let refuse = |why: &str| {
-            NbtError::Region(format!(
+            NbtError::from(NbtErrorKind::Region(format!(
                 "{}: {why}; external chunks are written only to regular files in the region's \
                  folder",
                 path.display()
-            ))
+            )))
         };
         match std::fs::symlink_metadata(&path) {
             Ok(m) if !m.file_type().is_file() => return Err(refuse(kind(&m))),
@@ -992,18 +1010,18 @@ fn slot_index(x: usize, z: usize) -> Result<usize> {
     if x < 32 && z < 32 {
         Ok(x + 32 * z)
     } else {
-        Err(NbtError::Region(format!(
+        Err(NbtError::from(NbtErrorKind::Region(format!(
             "chunk (x {x}, z {z}) is outside a region (0..32 each way)"
-        )))
+        ))))
     }
 }
 
 #[cold]
 fn empty_slot(index: usize) -> NbtError {
-    NbtError::RegionChunk {
+    NbtError::from(NbtErrorKind::RegionChunk {
         index,
         reason: String::from("no chunk in this slot"),
-    }
+    })
 }
 
 #[cold]
@@ -1012,5 +1030,5 @@ fn unread(index: usize, status: &ChunkStatus) -> NbtError {
         ChunkStatus::Invalid(why) => format!("not read: {why}"),
         other => format!("not read ({})", other.name()),
     };
-    NbtError::RegionChunk { index, reason }
+    NbtError::from(NbtErrorKind::RegionChunk { index, reason })
 }

@@ -28,7 +28,7 @@ use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Serialize};
 use serde::{Deserialize, Deserializer, Serializer};
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::Edition;
 use super::read::{ReadOptions, read_root};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
@@ -36,19 +36,19 @@ use super::view::TagView;
 
 impl ser::Error for NbtError {
     fn custom<T: std::fmt::Display>(msg: T) -> NbtError {
-        NbtError::Serde(msg.to_string())
+        NbtError::from(NbtErrorKind::Serde(msg.to_string()))
     }
 }
 
 impl de::Error for NbtError {
     fn custom<T: std::fmt::Display>(msg: T) -> NbtError {
-        NbtError::Serde(msg.to_string())
+        NbtError::from(NbtErrorKind::Serde(msg.to_string()))
     }
 }
 
 #[cold]
 fn err(msg: impl Into<String>) -> NbtError {
-    NbtError::Serde(msg.into())
+    NbtError::from(NbtErrorKind::Serde(msg.into()))
 }
 
 const BYTE_ARRAY: &str = "__nbt_byte_array";
@@ -391,9 +391,11 @@ impl Serializer for TagSerializer {
 
 impl SeqBuilder {
     fn push<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<()> {
+        let at = self.items.len();
         let t = v
-            .serialize(TagSerializer)?
-            .ok_or_else(|| err("None inside a list has no NBT form"))?;
+            .serialize(TagSerializer)
+            .and_then(|t| t.ok_or_else(|| err("None inside a list has no NBT form")))
+            .map_err(|e| e.in_index(at))?;
         self.items.push(t);
         Ok(())
     }
@@ -430,7 +432,10 @@ impl ser::SerializeTupleVariant for VariantSeq {
 
 impl MapBuilder {
     fn field<T: Serialize + ?Sized>(&mut self, key: NbtString, v: &T) -> Result<()> {
-        if let Some(t) = v.serialize(TagSerializer)? {
+        if let Some(t) = v
+            .serialize(TagSerializer)
+            .map_err(|e| e.in_key(key.as_mutf8()))?
+        {
             self.c.entries_mut().push((key, t));
         }
         Ok(())
@@ -528,7 +533,7 @@ impl<'de> IntoDeserializer<'de, NbtError> for TagView<'de> {
     }
 }
 
-struct SeqAccess<I>(I);
+struct SeqAccess<I>(I, usize);
 
 impl<'de, I: Iterator<Item = TagView<'de>>> de::SeqAccess<'de> for SeqAccess<I> {
     type Error = NbtError;
@@ -537,7 +542,13 @@ impl<'de, I: Iterator<Item = TagView<'de>>> de::SeqAccess<'de> for SeqAccess<I> 
         seed: T,
     ) -> Result<Option<T::Value>> {
         match self.0.next() {
-            Some(t) => seed.deserialize(TagDeserializer(t)).map(Some),
+            Some(t) => {
+                let at = self.1;
+                self.1 += 1;
+                seed.deserialize(TagDeserializer(t))
+                    .map(Some)
+                    .map_err(|e| e.in_index(at))
+            }
             None => Ok(None),
         }
     }
@@ -548,23 +559,24 @@ impl<'de, I: Iterator<Item = TagView<'de>>> de::SeqAccess<'de> for SeqAccess<I> 
 
 struct MapAccess<'de> {
     it: std::slice::Iter<'de, (NbtString, Tag)>,
-    value: Option<&'de Tag>,
+    value: Option<&'de (NbtString, Tag)>,
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'de> {
     type Error = NbtError;
     fn next_key_seed<K: de::DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         match self.it.next() {
-            Some((k, v)) => {
-                self.value = Some(v);
-                seed.deserialize(KeyDeserializer(k)).map(Some)
+            Some(entry) => {
+                self.value = Some(entry);
+                seed.deserialize(KeyDeserializer(&entry.0)).map(Some)
             }
             None => Ok(None),
         }
     }
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let v = self.value.take().ok_or_else(|| err("value without key"))?;
+        let (k, v) = self.value.take().ok_or_else(|| err("value without key"))?;
         seed.deserialize(TagDeserializer(v.view()))
+            .map_err(|e| e.in_key(k.as_mutf8()))
     }
     fn size_hint(&self) -> Option<usize> {
         Some(self.it.len())
@@ -635,10 +647,10 @@ impl<'de> Deserializer<'de> for TagDeserializer<'de> {
             TagView::Float(x) => v.visit_f32(x),
             TagView::Double(x) => v.visit_f64(x),
             TagView::String(s) => text(s, v),
-            TagView::ByteArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Byte(x)))),
-            TagView::IntArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Int(x)))),
-            TagView::LongArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Long(x)))),
-            TagView::List(l) => v.visit_seq(SeqAccess(l.iter())),
+            TagView::ByteArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Byte(x)), 0)),
+            TagView::IntArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Int(x)), 0)),
+            TagView::LongArray(a) => v.visit_seq(SeqAccess(a.iter().map(|&x| TagView::Long(x)), 0)),
+            TagView::List(l) => v.visit_seq(SeqAccess(l.iter(), 0)),
             TagView::Compound(c) => v.visit_map(MapAccess {
                 it: c.entries().iter(),
                 value: None,

@@ -36,7 +36,7 @@
 //! `\uHHHH`, `\UHHHHHHHH` and `\N{name}`. **Decision for `\N{..}`:** the full Unicode name
 //! list, looked up case-insensitively with the `unicode_names2` crate (as Java's
 //! `Character.codePointOf` does, so `\N{snowman}` is `☃`); an unknown name is an error with its
-//! position ([`NbtError::Snbt`]), never a guess.
+//! position ([`NbtErrorKind::Snbt`]), never a guess.
 //!
 //! Writing [`Dialect::Modern`] differs from classic only where the new language needs it: keys
 //! that start like a number are quoted, control characters are written with the short escapes
@@ -47,7 +47,7 @@
 
 use std::fmt::Write as _;
 
-use super::error::{NbtError, Result};
+use super::error::{NbtError, NbtErrorKind, Result};
 use super::read::{DEFAULT_MAX_DEPTH, MAX_DEPTH_CAP};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
 use super::view::TagView;
@@ -76,7 +76,7 @@ pub fn to_snbt(tag: &Tag) -> String {
 /// number are quoted, control characters in strings are escaped (`\n`, `\t`, `\xHH`, …),
 /// infinities are written `1e999f` / `-1e999d` (the language has no infinity, and Minecraft
 /// reads an overflowing literal as one), and NaN, which has no form at all, is refused
-/// ([`NbtError::Unwritable`]). [`Dialect::Classic`] gives [`to_snbt`]'s text.
+/// ([`NbtErrorKind::Unwritable`]). [`Dialect::Classic`] gives [`to_snbt`]'s text.
 pub fn to_snbt_in(tag: &Tag, dialect: Dialect) -> Result<String> {
     Printer::new(dialect, false).finish(tag)
 }
@@ -390,11 +390,11 @@ impl Parser<'_> {
         let before = &self.s[..end];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        NbtError::Snbt {
+        NbtError::from(NbtErrorKind::Snbt {
             line,
             column,
             message: message.to_string(),
-        }
+        })
     }
 
     fn peek(&self) -> Option<u8> {

@@ -2,7 +2,7 @@
 //!
 //! The writer emits exactly what the tree holds (entry order, list element types, float bits,
 //! raw string bytes), so a tree read from a valid file writes back byte-identical. It refuses,
-//! with [`NbtError::Unwritable`], what the target cannot express: a string over 65 535 bytes in a
+//! with [`NbtErrorKind::Unwritable`](super::NbtErrorKind::Unwritable), what the target cannot express: a string over 65 535 bytes in a
 //! u16-length flavour, a lone surrogate in Bedrock's UTF-8, a tree deeper than
 //! [`MAX_DEPTH_CAP`](super::read::MAX_DEPTH_CAP) (so writing cannot overflow the stack either).
 

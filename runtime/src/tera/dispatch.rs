@@ -9,6 +9,10 @@
 //!   packet is decoded once for the hooks of that type that follow one another, and encoded
 //!   again only when a hook returns [`Action::Modified`]. Packets no hook wants are neither
 //!   decoded nor copied.
+//! * A protocol loaded at run time (feature `dynamic`): [`Dispatch::for_protocol`] over a
+//!   `dynamic::Protocol`, and `Dispatch::hook_json`, a hook by message name and version on
+//!   the packet's JSON object (the tera-vectors form, as Toolbox's mods get it), decoded and
+//!   encoded under the same rules as typed hooks. Raw and wildcard hooks work over both maps.
 //! * Each hook has an order (lower first, ties in the order of registration), a [`Filter`] on
 //!   fake, modified and silenced packets and on the direction (Toolbox's defaults: no fake and
 //!   no silenced packets), and may fire once. [`Dispatch::unhook`] removes one by its handle.
@@ -48,8 +52,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+#[cfg(feature = "dynamic")]
+use super::dynamic::{Missing, Protocol};
 use super::protocol::OpcodeMap;
 use super::{Options, Packet, whole_opcode};
+#[cfg(feature = "dynamic")]
+use std::sync::Arc;
 
 /// Which way a packet travels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,6 +232,14 @@ pub enum DispatchError {
         /// The name asked for.
         name: String,
     },
+    /// A protocol loaded at run time has no definition of the message in this version (`None`:
+    /// no current one).
+    NoDefinition {
+        /// The message.
+        name: String,
+        /// The version asked for; `None` for the current one.
+        version: Option<u32>,
+    },
 }
 
 impl fmt::Display for DispatchError {
@@ -234,6 +250,22 @@ impl fmt::Display for DispatchError {
                 "the protocol has no message {}",
                 crate::clip::Clip(name, crate::clip::NAME)
             ),
+            DispatchError::NoDefinition {
+                name,
+                version: Some(v),
+            } => write!(
+                f,
+                "the protocol has no definition of {} version {v}",
+                crate::clip::Clip(name, crate::clip::NAME)
+            ),
+            DispatchError::NoDefinition {
+                name,
+                version: None,
+            } => write!(
+                f,
+                "the protocol has no current definition of {}",
+                crate::clip::Clip(name, crate::clip::NAME)
+            ),
         }
     }
 }
@@ -242,17 +274,63 @@ impl std::error::Error for DispatchError {}
 
 type RawFn = Box<dyn FnMut(&mut Context<'_>, &mut Vec<u8>) -> Action + Send>;
 type TypedFn = Box<dyn FnMut(&mut Context<'_>, &mut dyn Any) -> Action + Send>;
-type DecodeFn = fn(&[u8], Options) -> Result<Box<dyn Any + Send>, String>;
-type EncodeFn = fn(&dyn Any, u16, Options) -> Result<Vec<u8>, String>;
+type DecodeFn = Box<dyn Fn(&[u8], Options) -> Result<Box<dyn Any + Send>, String> + Send>;
+type EncodeFn = Box<dyn Fn(&dyn Any, u16, Options) -> Result<Vec<u8>, String> + Send>;
+
+/// What a decoded message is: the hooks of one opcode that follow one another and have the same
+/// shape share one decoded message.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A generated type (its type name).
+    Type(&'static str),
+    /// The JSON object of a definition loaded at run time (its version).
+    #[cfg(feature = "dynamic")]
+    Json(u32),
+}
 
 enum Kind {
     Raw(RawFn),
     Typed {
-        type_name: &'static str,
+        shape: Shape,
         decode: DecodeFn,
         encode: EncodeFn,
         call: TypedFn,
     },
+}
+
+/// The protocol's names and opcodes: a generated crate's constant map, or a protocol loaded at
+/// run time. Looked up when a hook is registered and when a hooked packet is decoded, never on
+/// the path of a packet no hook wants.
+enum Names {
+    Static(OpcodeMap),
+    #[cfg(feature = "dynamic")]
+    Dynamic(Arc<Protocol>),
+}
+
+impl Names {
+    fn opcode(&self, name: &str) -> Option<u16> {
+        match self {
+            Names::Static(m) => m.opcode(name),
+            #[cfg(feature = "dynamic")]
+            Names::Dynamic(p) => p.opcode_of(name),
+        }
+    }
+
+    fn name(&self, opcode: u16) -> Option<&str> {
+        match self {
+            Names::Static(m) => m.name(opcode),
+            #[cfg(feature = "dynamic")]
+            Names::Dynamic(p) => p.name_of(opcode),
+        }
+    }
+
+    fn options(&self, opcode: u16, options: Options) -> Options {
+        match self {
+            Names::Static(m) => m.options(opcode, options),
+            #[cfg(feature = "dynamic")]
+            Names::Dynamic(p) => options.padding(p.message(opcode).is_some_and(|m| m.padding)),
+        }
+    }
 }
 
 struct Hook {
@@ -264,7 +342,7 @@ struct Hook {
 /// Who a hook is, for its failure report, which is made once.
 struct Meta {
     id: u64,
-    message: &'static str,
+    message: String,
     reported: bool,
 }
 
@@ -275,7 +353,7 @@ impl Meta {
             self.reported = true;
             failures.push(HookFailure {
                 hook: HookId(self.id),
-                message: self.message.to_string(),
+                message: self.message.clone(),
                 what,
             });
         }
@@ -302,7 +380,7 @@ const MAX_FAKES_PER_CALL: usize = 1024;
 
 /// The hooks of a connection over one protocol's opcode map. See the module docs.
 pub struct Dispatch {
-    map: OpcodeMap,
+    names: Names,
     options: Options,
     by_opcode: BTreeMap<u16, Vec<Hook>>,
     /// A bit per opcode with hooks, so that a packet no hook wants costs one load.
@@ -326,8 +404,19 @@ impl Dispatch {
     /// No hooks yet, over `map` (the protocol's, `MAP` of a generated crate); typed hooks decode
     /// and encode with `options` and the map's padding.
     pub fn new(map: OpcodeMap, options: Options) -> Self {
+        Self::over(Names::Static(map), options)
+    }
+
+    /// No hooks yet, over a protocol loaded at run time: hooks name its messages, typed and JSON
+    /// hooks decode with `options` and the padding of the protocol's message.
+    #[cfg(feature = "dynamic")]
+    pub fn for_protocol(protocol: Arc<Protocol>, options: Options) -> Self {
+        Self::over(Names::Dynamic(protocol), options)
+    }
+
+    fn over(names: Names, options: Options) -> Self {
         Dispatch {
-            map,
+            names,
             options,
             by_opcode: BTreeMap::new(),
             hooked: Box::new([0; 1024]),
@@ -341,7 +430,7 @@ impl Dispatch {
     fn add(
         &mut self,
         opcode: Option<u16>,
-        message: &'static str,
+        message: String,
         options: HookOptions,
         kind: Kind,
     ) -> HookId {
@@ -370,14 +459,14 @@ impl Dispatch {
         HookId(id)
     }
 
-    fn message(&self, name: &str) -> Result<(u16, &'static str), DispatchError> {
+    fn message(&self, name: &str) -> Result<(u16, String), DispatchError> {
         let opcode = self
-            .map
+            .names
             .opcode(name)
             .ok_or_else(|| DispatchError::UnknownMessage {
                 name: name.to_string(),
             })?;
-        let name = self.map.name(opcode).unwrap_or("?");
+        let name = self.names.name(opcode).unwrap_or("?").to_string();
         Ok((opcode, name))
     }
 
@@ -399,7 +488,7 @@ impl Dispatch {
         options: HookOptions,
         hook: impl FnMut(&mut Context<'_>, &mut Vec<u8>) -> Action + Send + 'static,
     ) -> HookId {
-        self.add(None, "*", options, Kind::Raw(Box::new(hook)))
+        self.add(None, String::from("*"), options, Kind::Raw(Box::new(hook)))
     }
 
     /// Hooks message type `T` of the protocol (by its name, `T::NAME`), decoded.
@@ -413,17 +502,76 @@ impl Dispatch {
             Some(t) => hook(cx, t),
             None => Action::Pass,
         });
-        let decode: DecodeFn = |b, o| {
+        let decode: DecodeFn = Box::new(|b, o| {
             T::decode(b, o)
                 .map(|t| Box::new(t) as Box<dyn Any + Send>)
                 .map_err(|e| e.to_string())
-        };
-        let encode: EncodeFn = |any, op, o| match any.downcast_ref::<T>() {
+        });
+        let encode: EncodeFn = Box::new(|any, op, o| match any.downcast_ref::<T>() {
             Some(t) => t.encode(op, o).map_err(|e| e.to_string()),
             None => Err(String::from("not the hooked type")),
-        };
+        });
         let kind = Kind::Typed {
-            type_name: core::any::type_name::<T>(),
+            shape: Shape::Type(core::any::type_name::<T>()),
+            decode,
+            encode,
+            call,
+        };
+        Ok(self.add(Some(opcode), message, options, kind))
+    }
+
+    /// Hooks message `name` of a protocol loaded at run time ([`Dispatch::for_protocol`]) as its
+    /// JSON object (the tera-vectors form): decoded with the definition of `version`, or with
+    /// the message's current one for `None` (Toolbox's `'*'`). A hook that changed the object
+    /// returns [`Action::Modified`] and the object is encoded again with that definition (a
+    /// member left out is an error, reported as the hook's failure). The hooks of one message
+    /// and version that follow one another share one decoded object.
+    ///
+    /// An error when the protocol has no message `name`, no definition of it in `version`, or
+    /// (`None`) no current one; and over a generated crate's map (made by [`Dispatch::new`]),
+    /// which has no definitions, always [`DispatchError::NoDefinition`].
+    #[cfg(feature = "dynamic")]
+    pub fn hook_json(
+        &mut self,
+        name: &str,
+        version: Option<u32>,
+        options: HookOptions,
+        mut hook: impl FnMut(&mut Context<'_>, &mut serde_json::Value) -> Action + Send + 'static,
+    ) -> Result<HookId, DispatchError> {
+        let (opcode, message) = self.message(name)?;
+        let no_definition = || DispatchError::NoDefinition {
+            name: message.clone(),
+            version,
+        };
+        let Names::Dynamic(protocol) = &self.names else {
+            return Err(no_definition());
+        };
+        let definition = match version {
+            None => protocol.message(opcode).map(|m| &m.definition),
+            Some(v) => protocol.definition(&message, v),
+        }
+        .ok_or_else(no_definition)?
+        .clone();
+        let shape = Shape::Json(definition.version());
+        let call: TypedFn = Box::new(move |cx, any| match any.downcast_mut() {
+            Some(v) => hook(cx, v),
+            None => Action::Pass,
+        });
+        let d = Arc::new(definition);
+        let e = d.clone();
+        let decode: DecodeFn = Box::new(move |b, o| {
+            d.decode_json(b, o)
+                .map(|v| Box::new(v) as Box<dyn Any + Send>)
+                .map_err(|e| e.to_string())
+        });
+        let encode: EncodeFn = Box::new(move |any, op, o| match any.downcast_ref() {
+            Some(v) => e
+                .encode(v, op, o, Missing::Error)
+                .map_err(|e| e.to_string()),
+            None => Err(String::from("not a JSON object")),
+        });
+        let kind = Kind::Typed {
+            shape,
             decode,
             encode,
             call,
@@ -531,7 +679,7 @@ impl Dispatch {
             None if self.every.is_empty() => return Handled::Forward,
             None => none,
         };
-        let options = self.map.options(opcode, self.options);
+        let options = self.names.options(opcode, self.options);
         let mut state = State {
             direction,
             fake,
@@ -541,7 +689,7 @@ impl Dispatch {
         // The packet's bytes once a hook changed them, and the message the typed hooks of one
         // type share, decoded from them.
         let mut bytes: Option<Vec<u8>> = None;
-        let mut decoded: Option<(&'static str, Box<dyn Any + Send>)> = None;
+        let mut decoded: Option<(Shape, Box<dyn Any + Send>)> = None;
         let mut fired_once = Vec::new();
         let (mut i, mut j) = (0, 0);
         let every = &mut self.every;
@@ -592,19 +740,19 @@ impl Dispatch {
                     }
                 }
                 Kind::Typed {
-                    type_name,
+                    shape,
                     decode,
                     encode,
                     call,
                 } => {
                     // Another type's changes are written before this type reads the bytes.
-                    if decoded.as_ref().is_some_and(|(t, _)| t != type_name) {
+                    if decoded.as_ref().is_some_and(|(t, _)| t != shape) {
                         decoded = None;
                     }
                     if decoded.is_none() {
                         let current = bytes.as_deref().unwrap_or(packet);
                         match decode(current, options) {
-                            Ok(obj) => decoded = Some((type_name, obj)),
+                            Ok(obj) => decoded = Some((*shape, obj)),
                             Err(e) => {
                                 hook.meta.report(failures, format!("does not decode: {e}"));
                                 continue;

@@ -1,16 +1,17 @@
 //! Errors of reading and writing TERA packets.
 //!
-//! A [`DecodeError`] says which packet (name and version), which field (a path such as
-//! `servants[3].name`), at which byte offset, and what was wrong. It is one boxed pointer wide so
-//! that `Result<T, DecodeError>` stays small on the hot path.
+//! A [`DecodeError`] says which packet (name and version), which field (a [`ValuePath`] such as
+//! `servants[3].name`), at which byte offset, and what was wrong, in the shape every format's
+//! error has: [`kind`](DecodeError::kind), [`offset`](DecodeError::offset),
+//! [`path`](DecodeError::path). It is one boxed pointer wide so that `Result<T, DecodeError>`
+//! stays small on the hot path.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
-use alloc::string::String;
-use alloc::vec::Vec;
 use core::fmt;
 
 use crate::clip::{self, Clip};
+use crate::path::{PathSegment, ValuePath, write_place};
 
 /// What was wrong with the bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,25 +165,40 @@ impl fmt::Display for DecodeErrorKind {
     }
 }
 
-/// One step of a field path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathSegment {
-    /// A field (or object) name, as in the `.def`.
-    Field(Cow<'static, str>),
-    /// An array index.
-    Index(usize),
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Inner {
     kind: DecodeErrorKind,
     offset: usize,
-    /// Innermost first.
-    path: Vec<PathSegment>,
+    path: ValuePath,
     packet: Option<(Cow<'static, str>, u32)>,
 }
 
-/// A packet could not be read.
+/// A packet could not be read: a [`kind`](DecodeError::kind), the byte
+/// [`offset`](DecodeError::offset) from the packet's first byte, the field
+/// [`path`](DecodeError::path), and the packet's name and version when they are known. `Debug`
+/// reads as `Display` does, inside `DecodeError(..)`.
+///
+/// ```
+/// # mod s_example { def_macro::def!("../protocol-defs/data/definitions/S_EXAMPLE.1.def"); }
+/// use def_runtime::tera::DecodeErrorKind;
+/// use def_runtime::{Options, Packet};
+/// use s_example::SExample;
+///
+/// // The front page's packet, its second element's `here` (at 0x1e) changed from 0x1e to 0x1f.
+/// let bytes = [
+///     0x28, 0x00, 0x34, 0x12, 0x0e, 0x00, 0x02, 0x00, 0x14, 0x00, 0x07, 0x00, 0x00, 0x00,
+///     0x48, 0x00, 0x69, 0x00, 0x00, 0x00, 0x14, 0x00, 0x1e, 0x00, 0x01, 0x00, 0x00, 0x00,
+///     0xfe, 0xff, 0x1f, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x04, 0x00,
+/// ];
+/// let e = SExample::decode(&bytes, Options::new().strict(true)).unwrap_err();
+/// assert!(matches!(e.kind(), DecodeErrorKind::HereMismatch { here: 0x1f, offset: 0x1e }));
+/// assert_eq!(e.offset(), 0x1e);
+/// assert_eq!(e.path().to_string(), "items[1]");
+/// assert_eq!(
+///     e.to_string(),
+///     "S_EXAMPLE v1 at byte 30 (0x1e) in `items[1]`: element `here` is 0x1f but the element is at 0x1e"
+/// );
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct DecodeError(Box<Inner>);
 
@@ -193,7 +209,7 @@ impl DecodeError {
         DecodeError(Box::new(Inner {
             kind,
             offset,
-            path: Vec::new(),
+            path: ValuePath::default(),
             packet: None,
         }))
     }
@@ -213,38 +229,22 @@ impl DecodeError {
         self.0.packet.as_ref().map(|(n, v)| (&**n, *v))
     }
 
-    /// The field path, outermost first (`servants[3].name`); empty for the packet as a whole.
-    pub fn path(&self) -> String {
-        let mut s = String::new();
-        for seg in self.0.path.iter().rev() {
-            match seg {
-                PathSegment::Field(n) => {
-                    if !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(n);
-                }
-                PathSegment::Index(i) => {
-                    s.push('[');
-                    s.push_str(&alloc::format!("{i}"));
-                    s.push(']');
-                }
-            }
-        }
-        s
+    /// The field path (`servants[3].name`); the root for the packet as a whole.
+    pub fn path(&self) -> &ValuePath {
+        &self.0.path
     }
 
     /// Adds the field it happened in (called as the error travels outwards).
     #[cold]
     pub(crate) fn in_field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
-        self.0.path.push(PathSegment::Field(name.into()));
+        self.0.path.push_outer(PathSegment::Field(name.into()));
         self
     }
 
     /// Adds the array index it happened at.
     #[cold]
     pub(crate) fn at_index(mut self, index: usize) -> Self {
-        self.0.path.push(PathSegment::Index(index));
+        self.0.path.push_outer(PathSegment::Index(index));
         self
     }
 
@@ -258,13 +258,12 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some((n, v)) = &self.0.packet {
-            write!(f, "{} v{v}: ", Clip(n, clip::NAME))?;
+        match &self.0.packet {
+            Some((n, v)) => write!(f, "{} v{v}", Clip(n, clip::NAME))?,
+            None => f.write_str("packet")?,
         }
-        if !self.0.path.is_empty() {
-            write!(f, "field `{}`: ", Clip(&self.path(), clip::PATH))?;
-        }
-        write!(f, "at {:#x}: {}", self.0.offset, self.0.kind)
+        write_place(f, Some(self.0.offset), &self.0.path)?;
+        write!(f, "{}", self.0.kind)
     }
 }
 

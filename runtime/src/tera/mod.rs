@@ -9,6 +9,8 @@
 //! * [`protocol`]: what generated protocol crates share (opcode map, version table, raw packet);
 //! * [`session`]: the key exchange and the stream cipher of a TERA connection;
 //! * [`dispatch`] (feature `std`): hooks on a connection's packets, in TERA Toolbox's manner;
+//! * `proxy` (feature `proxy`): a TERA proxy over tokio's TCP, carrying each connection's
+//!   handshake and cipher and running its packets through a `Dispatch`;
 //! * [`view`]: zero-copy views over a packet's bytes, what generated view types are made of;
 //! * `dynamic` (feature `dynamic`): definitions and whole protocols loaded at run time, compiled
 //!   to execution plans; packets to and from a compact record or JSON;
@@ -20,6 +22,8 @@ mod error;
 pub mod framing;
 mod packet;
 pub mod protocol;
+#[cfg(feature = "proxy")]
+pub mod proxy;
 pub mod session;
 pub(crate) mod utf16;
 mod values;
@@ -36,7 +40,7 @@ pub mod dynamic;
 #[cfg(feature = "dynamic")]
 pub mod spans;
 
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate, whole_opcode};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 pub use wire::Options;

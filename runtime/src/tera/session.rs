@@ -408,6 +408,14 @@ impl Handshake {
 
     /// The session, once both directions' keys are in.
     pub fn session(&self) -> Option<Session> {
+        let [c1, s1, c2, s2] = self.keys()?;
+        Some(Session::new([&c1, &c2], [&s1, &s2], self.mixing))
+    }
+
+    /// The four exchanged keys in the order they are sent (client, server, client, server), once
+    /// both directions' keys are in: what another transform than the classic cipher is keyed
+    /// with.
+    pub fn keys(&self) -> Option<[[u8; KEY_LEN]; 4]> {
         if self.server_len < self.server.len() || self.client_len < self.client.len() {
             return None;
         }
@@ -416,9 +424,12 @@ impl Handshake {
             k.copy_from_slice(&b[at..at + KEY_LEN]);
             k
         };
-        let (c1, c2) = (key(&self.client, 0), key(&self.client, KEY_LEN));
-        let (s1, s2) = (key(&self.server, 4), key(&self.server, 4 + KEY_LEN));
-        Some(Session::new([&c1, &c2], [&s1, &s2], self.mixing))
+        Some([
+            key(&self.client, 0),
+            key(&self.server, 4),
+            key(&self.client, KEY_LEN),
+            key(&self.server, 4 + KEY_LEN),
+        ])
     }
 }
 

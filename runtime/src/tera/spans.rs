@@ -15,6 +15,7 @@ use def_parser::layout::{Fixed as FixedItem, Layout, Level, MemberKind, MetaKind
 
 use super::error::DecodeError;
 use super::wire::{Fixed, Meta, Options, Reader};
+use crate::path::PathSegment;
 
 /// What a range of bytes is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,8 +75,11 @@ pub struct Span {
     pub start: usize,
     /// One past the last byte.
     pub end: usize,
-    /// The field path (`items[2].name`); `header` or `padding` for the packet's own bytes.
-    pub path: String,
+    /// The field path, outermost first: one [`PathSegment::Field`] per name (a field in an
+    /// `object` is two), one [`PathSegment::Index`] per array element; a name is one segment
+    /// whatever it holds (`.` and `[` included). `header` or `padding` for the packet's own
+    /// bytes. [`path_text`] writes it.
+    pub path: Vec<PathSegment>,
     /// What the bytes are.
     pub kind: SpanKind,
 }
@@ -85,18 +89,26 @@ impl Span {
     /// `decode_json` gives and the vectors hold): `None` for the header, padding and metadata,
     /// whose paths name no value, or when `root` lacks the path.
     pub fn json_value<'v>(&self, root: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
-        let mut v = root;
-        for part in self.path.split('.') {
-            let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
-            v = v.get(name)?;
-            while let Some(r) = rest.strip_prefix('[') {
-                let end = r.find(']')?;
-                v = v.get(r[..end].parse::<usize>().ok()?)?;
-                rest = &r[end + 1..];
-            }
-        }
-        Some(v)
+        self.path.iter().try_fold(root, |v, step| match step {
+            PathSegment::Field(name) => v.get(&**name),
+            PathSegment::Index(i) => v.get(*i),
+            _ => None, // a TERA span's path holds names and indices only
+        })
     }
+}
+
+/// A field path as text, outermost first: names joined by `.`, indices in brackets
+/// (`items[2].name`). A name that would read as more than one step (empty, or holding `.`, `[`,
+/// `]`, `"`, `\`, white space or a control character: the reference cannot read such names, but a
+/// definition may hold them) is
+/// written in double quotes with `"` and `\` escaped: `"a.b"[0]."c[1]"`. Hidden characters stay
+/// as they are: show the text through `def_text` where it reaches a person.
+pub fn path_text(path: &[PathSegment]) -> String {
+    let mut s = String::new();
+    for (i, step) in path.iter().enumerate() {
+        crate::path::push_text(&mut s, i == 0, step);
+    }
+    s
 }
 
 /// The ranges of a whole packet (header included), in the order they are read: the header, the
@@ -108,37 +120,82 @@ impl Span {
 pub fn spans(layout: &Layout, bytes: &[u8], opts: Options) -> Result<Vec<Span>, DecodeError> {
     let mut out = Vec::new();
     super::packet::decode_whole(bytes, opts, |r| {
-        push(&mut out, 0, 2, "header", SpanKind::Length);
-        push(&mut out, 2, 4, "header", SpanKind::Opcode);
+        let header = [PathSegment::Field("header".into())];
+        push(&mut out, 0, 2, &header, SpanKind::Length);
+        push(&mut out, 2, 4, &header, SpanKind::Opcode);
         if opts.padding {
-            push(&mut out, 4, 12, "padding", SpanKind::Padding);
+            push(
+                &mut out,
+                4,
+                12,
+                &[PathSegment::Field("padding".into())],
+                SpanKind::Padding,
+            );
         }
-        walk(&layout.root, r, "", &mut out)
+        walk(&layout.root, r, &[], &mut out)
     })?;
     Ok(out)
 }
 
-fn push(out: &mut Vec<Span>, start: usize, end: usize, path: &str, kind: SpanKind) {
+fn push(out: &mut Vec<Span>, start: usize, end: usize, path: &[PathSegment], kind: SpanKind) {
     out.push(Span {
         start,
         end,
-        path: path.into(),
+        path: path.to_vec(),
         kind,
     });
 }
 
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.into()
-    } else {
-        alloc::format!("{prefix}.{name}")
+/// `prefix` and the names of `slot`'s members (one for a field, more through objects).
+fn join(prefix: &[PathSegment], level: &Level, slot: usize) -> Vec<PathSegment> {
+    let mut path = prefix.to_vec();
+    let mut members = &level.members;
+    for &i in &level.slots[slot].path {
+        path.push(PathSegment::Field(members[i].name.clone().into()));
+        if let MemberKind::Object(m) = &members[i].kind {
+            members = m;
+        }
     }
+    path
+}
+
+/// The name an error in a fixed run gives its field: the plain path of `prefix` (names joined by
+/// `.`, as the codecs name a field in an object) and `name`.
+fn error_path(prefix: &[PathSegment], name: &str) -> String {
+    let mut s = String::new();
+    for step in prefix {
+        match step {
+            PathSegment::Field(n) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(n);
+            }
+            step => {
+                let first = s.is_empty();
+                crate::path::push_text(&mut s, first, step)
+            }
+        }
+    }
+    if !s.is_empty() {
+        s.push('.');
+    }
+    s.push_str(name);
+    s
+}
+
+/// `path` and one more step, the element `i` of the array there.
+fn element(path: &[PathSegment], i: usize) -> Vec<PathSegment> {
+    let mut el = Vec::with_capacity(path.len() + 1);
+    el.extend_from_slice(path);
+    el.push(PathSegment::Index(i));
+    el
 }
 
 fn walk(
     level: &Level,
     r: &mut Reader<'_>,
-    prefix: &str,
+    prefix: &[PathSegment],
     out: &mut Vec<Span>,
 ) -> Result<(), DecodeError> {
     let mut metas: Vec<Meta> = alloc::vec![Meta::default(); level.slots.len()];
@@ -152,13 +209,13 @@ fn walk(
                     return Err(match i {
                         Some(i) => {
                             let f = run.fields[i].1;
-                            e.in_field(join(prefix, &level.slot_name(f.slot())))
+                            e.in_field(error_path(prefix, &level.slot_name(f.slot())))
                         }
                         None => e,
                     });
                 };
                 for &(at, f) in &run.fields {
-                    let path = join(prefix, &level.slot_name(f.slot()));
+                    let path = join(prefix, level, f.slot());
                     let s = start + at;
                     match f {
                         FixedItem::Meta { slot, kind } => {
@@ -207,12 +264,12 @@ fn var(
     slot: usize,
     meta: Meta,
     r: &mut Reader<'_>,
-    prefix: &str,
+    prefix: &[PathSegment],
     out: &mut Vec<Span>,
 ) -> Result<(), DecodeError> {
-    let path = join(prefix, &level.slot_name(slot));
+    let path = join(prefix, level, slot);
     let named = |e: DecodeError| e.in_field(level.slot_name(slot));
-    let links = |out: &mut Vec<Span>, r: &Reader<'_>, el: &str| {
+    let links = |out: &mut Vec<Span>, r: &Reader<'_>, el: &[PathSegment]| {
         let body = r.pos();
         push(out, body - 4, body - 2, el, SpanKind::Here);
         push(out, body - 2, body, el, SpanKind::Next);
@@ -232,7 +289,7 @@ fn var(
         }
         MemberKind::Array(elem) => {
             r.chain(meta, 4 + elem.fixed_size, |r, i| {
-                let el = alloc::format!("{path}[{i}]");
+                let el = element(&path, i);
                 links(out, r, &el);
                 walk(elem, r, &el, out)
             })
@@ -240,7 +297,7 @@ fn var(
         }
         MemberKind::ArrayOf(ElemType::String) => {
             r.chain(meta, 8, |r, i| {
-                let el = alloc::format!("{path}[{i}]");
+                let el = element(&path, i);
                 links(out, r, &el);
                 let pos = r.pos();
                 let b = r.take(2).ok_or_else(|| r.cut_run(2, []).0)?;
@@ -255,7 +312,7 @@ fn var(
         MemberKind::ArrayOf(ElemType::Scalar(ty)) => {
             let ty = *ty;
             r.chain(meta, 4 + ty.size(), |r, i| {
-                let el = alloc::format!("{path}[{i}]");
+                let el = element(&path, i);
                 links(out, r, &el);
                 let pos = r.pos();
                 r.take(ty.size())

@@ -105,9 +105,9 @@ fn a_plain_file_cannot_build_a_tree_past_its_memory_limit() {
     let o = ReadOptions::default().max_memory(limit);
     let mut err = None;
     let peak = peak_during(|| err = read_root(&data, &o).err());
-    match err {
-        Some(def_runtime::nbt::NbtError::MemoryLimit { limit: l, path, .. }) => {
-            assert_eq!(l, limit);
+    match err.as_ref().map(|e| (e.kind(), e.path())) {
+        Some((def_runtime::nbt::NbtErrorKind::MemoryLimit { limit: l }, path)) => {
+            assert_eq!(*l, limit);
             assert_eq!(path.to_string(), "l");
         }
         other => panic!("{other:?}"),
@@ -122,4 +122,133 @@ fn a_plain_file_cannot_build_a_tree_past_its_memory_limit() {
     let (small, _) = read_root(&empty_compounds(1000), &ReadOptions::default()).unwrap();
     let list = small.get_path("l").unwrap();
     assert_eq!(list.as_list().map(|l| l.len()), Some(1000));
+}
+
+/// `n` bytes that compress well but not to nothing (a period of 251), so that inflating them is
+/// real work and the stream is a few KB.
+fn patterned(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 % 251) as u8).collect()
+}
+
+/// What decompression may hold besides the bytes it returns: the decoder's state and window,
+/// a scratch buffer, the small output of a first pass.
+const DECOMPRESS_SLACK: usize = 1 << 20;
+
+#[test]
+fn decompression_holds_its_output_and_a_constant() {
+    let _g = serial();
+    use def_runtime::nbt::{Compression, compress};
+    // Not a power of two: a buffer that grows by doubling would hold 4 MiB, and 2 + 4 MiB
+    // while it moves.
+    let n = (3 << 20) + 12_345;
+    let plain = patterned(n);
+    for how in [Compression::Gzip, Compression::Zlib, Compression::Lz4] {
+        let packed = compress::compress(&plain, how).unwrap();
+        for limit in [n, 2 * n, usize::MAX] {
+            let mut out = None;
+            let peak = peak_during(|| out = Some(compress::decompress(&packed, how, limit)));
+            let d = out.unwrap().unwrap();
+            assert!(d.complete, "{how:?}");
+            assert!(d.data == plain, "{how:?}: other bytes");
+            assert_eq!(d.data.capacity(), n, "{how:?}: spare capacity");
+            assert!(
+                peak <= n + DECOMPRESS_SLACK,
+                "{how:?}, limit {limit}: peak {peak} for {n} bytes out"
+            );
+        }
+        // One byte under: the limit error, having held at most the constant (the counting
+        // pass keeps nothing).
+        let mut out = None;
+        let peak = peak_during(|| out = Some(compress::decompress(&packed, how, n - 1)));
+        assert!(
+            matches!(
+                out.as_ref().map(|r| r.as_ref().map_err(|e| e.kind())),
+                Some(Err(def_runtime::nbt::NbtErrorKind::DecompressLimit { limit })) if *limit == n - 1
+            ),
+            "{how:?}: {out:?}"
+        );
+        let bound = match how {
+            // LZ4 reads its sizes from the block headers and allocates what the blocks under
+            // the limit hold, then stops at the block that passes it.
+            Compression::Lz4 => n + DECOMPRESS_SLACK,
+            _ => DECOMPRESS_SLACK,
+        };
+        assert!(peak <= bound, "{how:?} over the limit: peak {peak}");
+    }
+}
+
+#[test]
+fn a_broken_stream_gives_what_it_decoded_within_its_size() {
+    let _g = serial();
+    use def_runtime::nbt::{Compression, compress};
+    // Pseudo-random bytes (xorshift), so that half the stream is about half the output.
+    let n = 3 << 20;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let plain: Vec<u8> = (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 59) as u8 // 32 values: compressible, not trivially
+        })
+        .collect();
+    for how in [Compression::Gzip, Compression::Zlib] {
+        let packed = compress::compress(&plain, how).unwrap();
+        let cut = &packed[..packed.len() / 2];
+        let mut out = None;
+        let peak = peak_during(|| out = Some(compress::decompress(cut, how, usize::MAX)));
+        let d = out.unwrap().unwrap();
+        assert!(!d.complete && d.error.is_some(), "{how:?}");
+        // What came out is the start of the data, most of its first half.
+        assert!(
+            d.data.len() > n / 4 && d.data.len() < n,
+            "{how:?}: {}",
+            d.data.len()
+        );
+        assert!(plain.starts_with(&d.data), "{how:?}: not a prefix");
+        assert!(
+            peak <= d.data.len() + DECOMPRESS_SLACK,
+            "{how:?}: peak {peak} for {} bytes out",
+            d.data.len()
+        );
+    }
+}
+
+#[test]
+fn a_region_chunk_near_its_limit_holds_its_bytes_and_its_tree() {
+    let _g = serial();
+    use def_runtime::nbt::region::RegionFile;
+    use def_runtime::nbt::{FileOptions, ReadOptions, compress};
+    // One chunk: a compound holding a byte array of `n` bytes; zlib, in slot 0.
+    // 6 MiB and a bit: a buffer that grows by doubling would hold 8 MiB beside the tree.
+    let n = (6 << 20) + 12_345;
+    let mut nbt = vec![10, 0, 0, 7, 0, 1, b'a'];
+    nbt.extend((n as i32).to_be_bytes());
+    nbt.extend(patterned(n));
+    nbt.push(0);
+    let packed = compress::compress(&nbt, def_runtime::nbt::Compression::Zlib).unwrap();
+    let sectors = (packed.len() + 5).div_ceil(4096);
+    let mut file = vec![0u8; 8192];
+    file[..4].copy_from_slice(&((2u32 << 8) | sectors as u32).to_be_bytes());
+    file.extend(((packed.len() + 1) as u32).to_be_bytes());
+    file.push(2);
+    file.extend(&packed);
+    file.resize((2 + sectors) * 4096, 0);
+    // The chunk's limit is its exact size.
+    let opts = FileOptions {
+        read: ReadOptions::default().max_decompressed(nbt.len()),
+        ..FileOptions::default()
+    };
+    let mut ok = false;
+    let peak = peak_during(|| {
+        let r = RegionFile::parse_with_budget(&file, &opts, 64 << 20).unwrap();
+        ok = r.chunks[0].nbt().is_some();
+    });
+    assert!(ok);
+    // Held at once: the inflated bytes, the tree's copy of the array, the stored bytes.
+    let held = nbt.len() + n + packed.len();
+    assert!(
+        peak <= held + DECOMPRESS_SLACK,
+        "peak {peak}, {held} bytes held"
+    );
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use def_runtime::nbt::dump::Json;
 use def_runtime::nbt::region::{self, ChunkStatus, RegionFile};
-use def_runtime::nbt::{FileOptions, NbtError};
+use def_runtime::nbt::{FileOptions, NbtErrorKind};
 
 /// Slack for what the budget does not cover: 1 024 `Chunk` values, their status messages, the
 /// sector map, the test's own vectors.
@@ -153,7 +153,7 @@ fn a_fifo_named_like_an_external_chunk_is_refused_not_opened() {
     mkfifo(&fifo);
     let e = without_hanging(move || RegionFile::open(&fifo).map(|_| ())).unwrap_err();
     assert!(
-        matches!(&e, NbtError::Region(m) if m.contains("not a regular file")),
+        matches!(e.kind(), NbtErrorKind::Region(m) if m.contains("not a regular file")),
         "{e}"
     );
 }
@@ -217,7 +217,10 @@ fn symbolic_links_are_not_followed_in_or_out_of_the_folder() {
     assert_eq!(r.chunks[3].status, ChunkStatus::Ok);
     // What was not read cannot be written back: writing refuses, naming the slot.
     let e = r.to_parts().unwrap_err();
-    assert!(matches!(e, NbtError::RegionChunk { index: 0, .. }), "{e}");
+    assert!(
+        matches!(e.kind(), NbtErrorKind::RegionChunk { index: 0, .. }),
+        "{e}"
+    );
 
     // Saving never writes through a link: the chunk of slot 3 is external, and its file name
     // is now a link to the secret file.
@@ -228,7 +231,7 @@ fn symbolic_links_are_not_followed_in_or_out_of_the_folder() {
     let before = std::fs::read(&secret).unwrap();
     let e = only.save(&path).unwrap_err();
     assert!(
-        matches!(&e, NbtError::Region(m) if m.contains("symbolic link")),
+        matches!(e.kind(), NbtErrorKind::Region(m) if m.contains("symbolic link")),
         "{e}"
     );
     assert_eq!(
@@ -263,6 +266,31 @@ fn an_external_file_over_the_budget_is_refused_before_it_is_read() {
         "{m}"
     );
     assert!(used.total < 64 << 10, "allocated {} bytes", used.total);
+}
+
+/// A file holding more than its length says (here a `/proc` file, whose length is 0, reached
+/// through the link the caller's region path may be) is refused after its length, not read on
+/// into a buffer that grows: what is held is what the length said.
+#[test]
+fn a_file_with_more_than_its_length_is_refused() {
+    let _s = counting::serial();
+    let maps = Path::new("/proc/self/maps");
+    if !maps.exists() {
+        return;
+    }
+    let dir = TempDir::new("proc");
+    let path = dir.0.join("r.0.0.mca");
+    std::os::unix::fs::symlink(maps, &path).unwrap();
+    let mut r = None;
+    let used = counting::measure(|| r = Some(RegionFile::open(&path)));
+    match r.unwrap().map_err(|e| e.into_kind()) {
+        Err(NbtErrorKind::Region(m)) => assert!(
+            m.contains("holds more than the 0 bytes its length said"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(used.peak < 64 << 10, "held {} bytes", used.peak);
 }
 
 #[test]
@@ -334,7 +362,10 @@ fn slots_sharing_one_big_chunk_read_it_once() {
     assert!(used.peak < body.len() + SLACK, "peak {} bytes", used.peak);
     // The shared slots cannot be written back; dropped, the region writes one chunk.
     let e = r.to_parts().unwrap_err();
-    assert!(matches!(e, NbtError::RegionChunk { index: 1, .. }), "{e}");
+    assert!(
+        matches!(e.kind(), NbtErrorKind::RegionChunk { index: 1, .. }),
+        "{e}"
+    );
     let mut one = r.clone();
     one.chunks.truncate(1);
     let parts = one.to_parts().unwrap();
@@ -519,8 +550,8 @@ fn region_dumps_holding_what_the_format_cannot_are_refused_at_their_chunk() {
     ];
     for (chunk, slot, reason) in cases {
         let e = region::from_json(&dump_with(&chunk)).unwrap_err();
-        match &e {
-            NbtError::RegionDump {
+        match e.kind() {
+            NbtErrorKind::RegionDump {
                 entry: 1,
                 slot: s,
                 reason: r,
@@ -532,7 +563,7 @@ fn region_dumps_holding_what_the_format_cannot_are_refused_at_their_chunk() {
         }
         // The message names the entry (the second) and, when it has one, the slot.
         let text = e.to_string();
-        assert!(text.starts_with("region dump, chunks[1]"), "{text}");
+        assert!(text.starts_with("NBT: region dump, chunks[1]"), "{text}");
         if slot == Some(37) {
             assert!(text.contains("(slot 37: x 5, z 1)"), "{text}");
         }
@@ -545,6 +576,6 @@ fn region_dumps_holding_what_the_format_cannot_are_refused_at_their_chunk() {
     let e = region::from_json(&Json::parse(text).unwrap()).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "region dump, chunks[2]: `index` 4096 does not fit (at most 1023)"
+        "NBT: region dump, chunks[2]: `index` 4096 does not fit (at most 1023)"
     );
 }

@@ -241,7 +241,7 @@ fn object_checks() {
     assert!(decode(&unhex(&obj4(&good)), &allow4).is_ok());
     let e = decode(&unhex(&obj4("02000000 07000000")), &allow4).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidScript { .. }));
-    assert_eq!(e.path().to_string(), ".script");
+    assert_eq!(e.path().to_string(), "script");
 }
 
 #[test]

@@ -518,7 +518,7 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
             "{err}"
         );
         assert_eq!(err.engine_error(), EngineError::OutOfMemory);
-        assert_eq!(err.path().0.len(), 1025);
+        assert_eq!(err.path().segments().len(), 1025);
         // The first thing at depth 1025 is the child of the container at depth 1024.
         assert_eq!(err.offset(), 1024 * prefix.len() + child);
     }

@@ -324,3 +324,47 @@ fn one_call_each_way_with_the_engine_bytes() {
     let e = to_bytes(&u64::MAX, &EncodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
 }
+
+#[test]
+fn serde_errors_say_where_the_value_is() {
+    // The engine's bytes of {"z": 1, "a": 2, "m": 3} (dict_insertion_order) read as a type whose
+    // `a` is a string: the error names the entry, as a decode error would.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Zas {
+        z: i32,
+        a: String,
+        m: i32,
+    }
+    let engine = "120000000300000004000000010000007a0000000200000001000000040000000100000061000000020000000200000004000000010000006d0000000200000003000000";
+    let e = from_bytes::<Zas>(&unhex(engine), &DecodeOptions::new(Version::Godot3)).unwrap_err();
+    assert!(matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
+    assert_eq!(e.path().to_string(), r#"["a"]"#, "{e}");
+
+    // Nested: an Array whose third element holds a Dictionary with a wrong value.
+    let v = Variant::array(vec![
+        Variant::Int(1),
+        Variant::Int(2),
+        Variant::dictionary(vec![(Variant::string("hp"), Variant::string("lots"))]),
+    ]);
+    let e = from_variant::<(i32, i32, BTreeMap<String, i32>)>(&v).unwrap_err();
+    assert_eq!(e.path().to_string(), r#"[2]["hp"]"#, "{e}");
+    assert!(e.message().contains("lots"), "{e}");
+
+    // Writing: a field of an element with no Variant form.
+    #[derive(Serialize)]
+    struct Item {
+        count: u64,
+    }
+    let items = vec![Item { count: 1 }, Item { count: u64::MAX }];
+    let e = to_variant(&items).unwrap_err();
+    assert_eq!(e.path().to_string(), "[1].count", "{e}");
+    let e = to_bytes(&items, &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    assert!(matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
+    assert_eq!(e.path().to_string(), "[1].count", "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("cannot encode the value in `[1].count`: "),
+        "{e}"
+    );
+}

@@ -7,7 +7,7 @@ use crate::support;
 
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
-    Compound, List, NbtError, NbtFile, Tag, TagPath, TagView, TagViewMut, compound, nbt,
+    Compound, List, NbtError, NbtErrorKind, NbtFile, Tag, TagView, TagViewMut, compound, nbt,
 };
 
 fn sample(name: &str) -> Option<Vec<u8>> {
@@ -106,28 +106,32 @@ fn reading_through_a_path_borrows_in_place() {
 fn path_text_round_trips_through_error_paths() {
     let t = nbt!({"a.b": {"": [{"x y": 1i8}]}, "q\"\\": 2i32});
     for path in ["\"a.b\".\"\"[0].\"x y\"", "\"q\\\"\\\\\""] {
-        let p: TagPath = path.parse().unwrap();
+        let p: def_runtime::ValuePath = path.parse().unwrap();
         assert_eq!(p.to_string(), path);
         assert!(t.get_path(path).is_ok(), "{path}");
     }
     // An error's path, printed, is a path that parses and leads to the same place.
     let err = t.get_path("\"a.b\".\"\"[3]").unwrap_err();
-    let NbtError::PathNotFound { path, reason } = &err else {
+    let NbtErrorKind::PathNotFound { reason } = err.kind() else {
         panic!("{err}")
     };
-    assert_eq!(path.to_string(), "\"a.b\".\"\"[3]");
+    assert_eq!(err.path().to_string(), "\"a.b\".\"\"[3]");
     assert_eq!(reason, "index 3 is out of range (length 1)");
     assert_eq!(
-        path.to_string().parse::<TagPath>().unwrap().to_string(),
-        path.to_string()
+        err.path()
+            .to_string()
+            .parse::<def_runtime::ValuePath>()
+            .unwrap()
+            .to_string(),
+        err.path().to_string()
     );
 }
 
 #[test]
 fn path_errors_are_typed_and_positioned() {
     let t = nbt!({"Level": {"Sections": [{"Y": 0i8}], "xPos": 3i32}});
-    let syntax = |p: &str| match t.get_path(p).unwrap_err() {
-        NbtError::PathSyntax { offset, .. } => offset,
+    let syntax = |p: &str| match t.get_path(p).unwrap_err().into_kind() {
+        NbtErrorKind::PathSyntax { at, .. } => at,
         e => panic!("{p}: {e}"),
     };
     assert_eq!(syntax("Level..Sections"), 6);
@@ -136,9 +140,12 @@ fn path_errors_are_typed_and_positioned() {
     assert_eq!(syntax("Level[0]]"), 8);
     assert_eq!(syntax("\"open"), 5);
     assert_eq!(syntax("Level.Sections[99999999999999999999999]"), 15);
-    let missing = |p: &str| match t.get_path(p).unwrap_err() {
-        NbtError::PathNotFound { path, reason } => (path.to_string(), reason),
-        e => panic!("{p}: {e}"),
+    let missing = |p: &str| {
+        let e = t.get_path(p).unwrap_err();
+        match e.kind() {
+            NbtErrorKind::PathNotFound { reason } => (e.path().to_string(), reason.clone()),
+            _ => panic!("{p}: {e}"),
+        }
     };
     assert_eq!(
         missing("Level.Nope.Deeper"),
@@ -156,16 +163,18 @@ fn path_errors_are_typed_and_positioned() {
         )
     );
     let mut t = t;
-    match t.get_path_mut("Level.Sections[0]").unwrap_err() {
-        NbtError::PathNotFound { path, reason } => {
-            assert_eq!(path.to_string(), "Level.Sections[0]");
+    let e = t.get_path_mut("Level.Sections[0]").unwrap_err();
+    match e.kind() {
+        NbtErrorKind::PathNotFound { reason } => {
+            assert_eq!(e.path().to_string(), "Level.Sections[0]");
             assert!(reason.contains("get_path_view_mut"), "{reason}");
         }
-        e => panic!("{e}"),
+        _ => panic!("{e}"),
     }
     assert!(matches!(
-        t.get_path_mut("Level.Sections[1].Y"),
-        Err(NbtError::PathNotFound { .. })
+        t.get_path_mut("Level.Sections[1].Y")
+            .map_err(NbtError::into_kind),
+        Err(NbtErrorKind::PathNotFound { .. })
     ));
     // Any path, list elements included, as a mutable view.
     t.get_path_view_mut("Level.Sections[0]")
@@ -178,8 +187,9 @@ fn path_errors_are_typed_and_positioned() {
         Some(3)
     );
     assert!(matches!(
-        t.get_path_view_mut("Level.Sections[5]"),
-        Err(NbtError::PathNotFound { .. })
+        t.get_path_view_mut("Level.Sections[5]")
+            .map_err(NbtError::into_kind),
+        Err(NbtErrorKind::PathNotFound { .. })
     ));
     let whole = t.get_path_view_mut("").unwrap().tag_type();
     assert_eq!(whole, def_runtime::nbt::TagType::Compound);
@@ -251,14 +261,14 @@ fn hostile_paths_fail_cleanly_with_short_messages() {
     let t = nbt!({"a": [{"b": 1i8}]});
     let key = "k".repeat(1 << 20);
     let e = t.get_path(&format!("a[0].{key}")).unwrap_err();
-    assert!(matches!(e, NbtError::PathNotFound { .. }));
+    assert!(matches!(e.kind(), NbtErrorKind::PathNotFound { .. }));
     assert!(e.to_string().len() < 400, "{} bytes", e.to_string().len());
     let e = t.get_path(&format!("a[0].\"{key}")).unwrap_err();
-    assert!(matches!(e, NbtError::PathSyntax { offset, .. } if offset == key.len() + 6));
+    assert!(matches!(e.kind(), NbtErrorKind::PathSyntax { at, .. } if *at == key.len() + 6));
     // A long path of indices through nothing: linear, and the error names the first step.
     let deep = "[0]".repeat(100_000);
     let e = t.get_path(&deep).unwrap_err();
-    assert_eq!(e.to_string(), "tag path `[0]`: `compound` has no elements");
+    assert_eq!(e.to_string(), "NBT in `[0]`: `compound` has no elements");
 }
 
 #[test]
@@ -273,12 +283,9 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     assert_eq!(old, Tag::Double(-0.0784000015258789));
     // A list keeps its element type: a typed error with the place, the file unchanged.
     let e = file.set_path("Motion[2]", 1i32).unwrap_err();
-    match &e {
-        NbtError::WrongType {
-            path,
-            expected,
-            found,
-        } => {
+    match e.kind() {
+        NbtErrorKind::WrongType { expected, found } => {
+            let path = e.path();
             assert_eq!(
                 (path.to_string(), *expected, *found),
                 ("Motion[2]".into(), "double", "int")
@@ -288,12 +295,13 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     }
     assert!(
         e.to_string()
-            .starts_with("tag path `Motion[2]`: the place holds double, the value is int"),
+            .starts_with("NBT in `Motion[2]`: the place holds double, the value is int"),
         "{e}"
     );
     assert!(matches!(
-        file.set_path("Motion[3]", 1.0f64),
-        Err(NbtError::PathNotFound { .. })
+        file.set_path("Motion[3]", 1.0f64)
+            .map_err(NbtError::into_kind),
+        Err(NbtErrorKind::PathNotFound { .. })
     ));
 
     // The sample's dump (amulet-nbt) with that one value changed is what the file now holds.

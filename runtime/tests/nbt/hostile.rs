@@ -5,8 +5,8 @@
 
 use def_runtime::nbt::borrow::{BorrowedNbt, StrRef, TagRef};
 use def_runtime::nbt::{
-    Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtFile, ReadOptions, RootForm,
-    compress, read_root,
+    Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtErrorKind, NbtFile, ReadOptions,
+    RootForm, compress, read_root,
 };
 
 const FLAVOURS: [Edition; 3] = [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork];
@@ -97,7 +97,7 @@ fn hundred_thousand_levels_in_every_flavour_stop_at_the_limit() {
                         let (a, b) = read_both(&data, &o);
                         for e in [&a, &b] {
                             assert!(
-                                matches!(e, NbtError::TooDeep { max: 512, .. }),
+                                matches!(e.kind(), NbtErrorKind::TooDeep { max: 512, .. }),
                                 "{ed:?} {form:?} lists={lists}: {e:?}"
                             );
                         }
@@ -116,17 +116,23 @@ fn depth_limit_is_configurable_and_capped() {
     let data = deep(Edition::Java, RootForm::Named, false, 100_000);
     let o = ReadOptions::new(Edition::Java).max_depth(16);
     let (a, b) = read_both(&data, &o);
-    assert!(matches!(a, NbtError::TooDeep { max: 16, .. }), "{a:?}");
-    assert!(matches!(b, NbtError::TooDeep { max: 16, .. }), "{b:?}");
+    assert!(
+        matches!(a.kind(), NbtErrorKind::TooDeep { max: 16, .. }),
+        "{a:?}"
+    );
+    assert!(
+        matches!(b.kind(), NbtErrorKind::TooDeep { max: 16, .. }),
+        "{b:?}"
+    );
     // A limit above the cap is lowered to it: the stack stays bounded whatever the caller asks.
     let o = ReadOptions::new(Edition::Java).max_depth(usize::MAX);
     let (a, b) = read_both(&data, &o);
     assert!(
-        matches!(a, NbtError::TooDeep { max, .. } if max == MAX_DEPTH_CAP),
+        matches!(a.kind(), NbtErrorKind::TooDeep { max, .. } if *max == MAX_DEPTH_CAP),
         "{a:?}"
     );
     assert!(
-        matches!(b, NbtError::TooDeep { max, .. } if max == MAX_DEPTH_CAP),
+        matches!(b.kind(), NbtErrorKind::TooDeep { max, .. } if *max == MAX_DEPTH_CAP),
         "{b:?}"
     );
 }
@@ -151,8 +157,8 @@ fn declared_length_of_2_pow_31_fails_before_allocating() {
             data.extend([1, 2, 3, 4, 5, 6, 7, 8]);
             let (a, b) = read_both(&data, &ReadOptions::new(ed));
             for e in [&a, &b] {
-                match e {
-                    NbtError::LengthTooLarge {
+                match e.kind() {
+                    NbtErrorKind::LengthTooLarge {
                         len,
                         needed,
                         remaining,
@@ -180,7 +186,7 @@ fn declared_length_of_2_pow_31_fails_before_allocating() {
             let (a, b) = read_both(&data, &ReadOptions::new(ed));
             for e in [&a, &b] {
                 assert!(
-                    matches!(e, NbtError::NegativeLength { len, .. } if *len == i32::MIN as i64),
+                    matches!(e.kind(), NbtErrorKind::NegativeLength { len, .. } if *len == i32::MIN as i64),
                     "{ed:?} {what}: {e:?}"
                 );
             }
@@ -211,11 +217,14 @@ fn gzip_bomb_stops_at_the_configured_limit() {
             };
             let e = NbtFile::read(&bomb, &o).unwrap_err();
             assert!(
-                matches!(e, NbtError::DecompressLimit { limit: l } if l == limit),
+                matches!(e.kind(), NbtErrorKind::DecompressLimit { limit: l } if *l == limit),
                 "{how:?} {limit}: {e:?}"
             );
             let e = compress::decompress(&bomb, how, limit).unwrap_err();
-            assert!(matches!(e, NbtError::DecompressLimit { .. }), "{e:?}");
+            assert!(
+                matches!(e.kind(), NbtErrorKind::DecompressLimit { .. }),
+                "{e:?}"
+            );
         }
         // At the exact size it reads.
         let o = FileOptions {
@@ -263,7 +272,7 @@ fn invalid_modified_utf8_and_utf8() {
         let (a, b) = read_both(&data, &java);
         for e in [&a, &b] {
             assert!(
-                matches!(e, NbtError::InvalidString { .. }),
+                matches!(e.kind(), NbtErrorKind::InvalidString),
                 "{bad:x?}: {e:?}"
             );
         }
@@ -282,7 +291,7 @@ fn invalid_modified_utf8_and_utf8() {
         let (a, b) = read_both(&data, &ReadOptions::new(Edition::Bedrock));
         for e in [&a, &b] {
             assert!(
-                matches!(e, NbtError::InvalidString { .. }),
+                matches!(e.kind(), NbtErrorKind::InvalidString),
                 "{bad:x?}: {e:?}"
             );
         }
@@ -308,12 +317,15 @@ fn unchecked_owned_read_keeps_bad_strings() {
         let strict = ReadOptions::new(ed);
         let data = string_nbt(ed, bad);
         assert!(matches!(
-            read_root(&data, &strict),
-            Err(NbtError::InvalidString { .. })
+            read_root(&data, &strict).map_err(NbtError::into_kind),
+            Err(NbtErrorKind::InvalidString)
         ));
         let unchecked = read_root(&data, &strict.clone().check_strings(false));
         if ed != Edition::Java {
-            assert!(matches!(unchecked, Err(NbtError::InvalidString { .. })));
+            assert!(matches!(
+                unchecked.map_err(NbtError::into_kind),
+                Err(NbtErrorKind::InvalidString)
+            ));
             continue;
         }
         let (nbt, used) = unchecked.unwrap();
@@ -348,9 +360,10 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
         assert!(key.check().is_ok());
         let s = value.as_str_ref().unwrap();
         assert_eq!(s.as_bytes(), bad);
-        match s.check().unwrap_err() {
-            NbtError::InvalidString { offset, .. } => assert_eq!(Some(offset), owned.offset()),
-            e => panic!("{ed:?} {bad:x?}: {e:?}"),
+        let e = s.check().unwrap_err();
+        match e.kind() {
+            NbtErrorKind::InvalidString => assert_eq!(e.offset(), owned.offset()),
+            _ => panic!("{ed:?} {bad:x?}: {e:?}"),
         }
         let e = doc.validate_strings().unwrap_err();
         assert_eq!(e.to_string(), owned.to_string());
@@ -362,7 +375,7 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
             .unwrap()
             .validate_strings()
             .unwrap_err();
-        assert!(matches!(e, NbtError::InvalidString { .. }), "{e:?}");
+        assert!(matches!(e.kind(), NbtErrorKind::InvalidString), "{e:?}");
     }
     // Lenient Java accepts 4-byte UTF-8 in both modes.
     let o = ReadOptions::new(Edition::Java).lenient_utf8(true);
@@ -392,8 +405,8 @@ fn string_length_past_the_end() {
         for e in [&a, &b] {
             assert!(
                 matches!(
-                    e,
-                    NbtError::UnexpectedEof { .. } | NbtError::LengthTooLarge { .. }
+                    e.kind(),
+                    NbtErrorKind::UnexpectedEof { .. } | NbtErrorKind::LengthTooLarge { .. }
                 ),
                 "{ed:?}: {e:?}"
             );
@@ -430,7 +443,7 @@ fn snbt_escape_before_a_multi_byte_character() {
     for text in ["'singl\\\u{5e6}'", "\"\\é\"", "{a:\"\\\u{1f600}\"}"] {
         let e = def_runtime::nbt::snbt::parse(text).unwrap_err();
         assert!(
-            matches!(&e, NbtError::Snbt { line: 1, message, .. } if message == "unknown escape"),
+            matches!(e.kind(), NbtErrorKind::Snbt { line: 1, message, .. } if message == "unknown escape"),
             "{text}: {e:?}"
         );
     }
@@ -448,10 +461,95 @@ fn snbt_named_escape_starting_with_a_hyphen() {
     ] {
         let e = def_runtime::nbt::snbt::parse(text).unwrap_err();
         assert!(
-            matches!(&e, NbtError::Snbt { message, .. } if message.starts_with("unknown Unicode character name")),
+            matches!(e.kind(), NbtErrorKind::Snbt { message, .. } if message.starts_with("unknown Unicode character name")),
             "{text}: {e:?}"
         );
     }
     let ok = def_runtime::nbt::snbt::parse("'\\N{HYPHEN-MINUS}'").expect("a known name");
     assert_eq!(def_runtime::nbt::snbt::to_snbt(&ok), "\"-\"");
+}
+
+/// A dump's error names the root (its place in `roots`) and the tag path of the node that is
+/// wrong, as a region dump's names its chunk: never "at byte 0" for a node deep in the third
+/// root.
+#[test]
+fn dump_errors_name_the_root_and_the_tag_path() {
+    use def_runtime::nbt::dump::{Json, roots_from_json};
+    let good = r#"{"name":"","type":"compound","value":{}}"#;
+    let cases = [
+        (
+            // The third root: Level.Sections[1].y holds 300 as a byte.
+            format!(
+                r#"{{"roots":[{good},{good},{{"name":"","type":"compound","value":{{"Level":
+                {{"type":"compound","value":{{"Sections":{{"type":"list","element_type":"compound",
+                "value":[{{"type":"compound","value":{{}}}},{{"type":"compound","value":{{"y":
+                {{"type":"byte","value":300}}}}}}]}}}}}}}}}}]}}"#
+            ),
+            Some(2),
+            "Level.Sections[1].y",
+            "integer 300 out of range",
+        ),
+        (
+            // An int array's third element.
+            r#"{"name":null,"type":"compound","value":{"a":{"type":"int_array","value":[1,2,1.5]}}}"#
+                .to_string(),
+            None,
+            "a[2]",
+            "integer 1.5 out of range",
+        ),
+        (
+            // A list element of another type than the list's.
+            r#"{"name":null,"type":"compound","value":{"l":{"type":"list","element_type":"int",
+                "value":[{"type":"int","value":1},{"type":"byte","value":1}]}}}"#
+                .to_string(),
+            None,
+            "l[1]",
+            "list element of the wrong type",
+        ),
+        (
+            // A key that holds a dot and a bracket is one key, quoted.
+            format!(
+                r#"{{"roots":[{good},{{"name":"","type":"compound","value":{{"a.b[0]":{{"type":"nope","value":1}}}}}}]}}"#
+            ),
+            Some(1),
+            "\"a.b[0]\"",
+            "unknown tag type name",
+        ),
+        (
+            // The root itself.
+            format!(r#"{{"roots":[{good},{{"name":""}}]}}"#),
+            Some(1),
+            "(root)",
+            "missing \"type\"",
+        ),
+    ];
+    for (text, root, path, reason) in cases {
+        let e = roots_from_json(&Json::parse(&text).unwrap()).unwrap_err();
+        match e.kind() {
+            NbtErrorKind::DumpEntry {
+                root: r,
+                reason: why,
+            } => {
+                assert_eq!(*r, root, "{e}");
+                assert_eq!(e.path().to_string(), path, "{e}");
+                assert!(why.contains(reason), "{e}");
+            }
+            _ => panic!("{text}: {e}"),
+        }
+        let shown = e.to_string();
+        let place = match (root, path) {
+            (Some(i), "(root)") => format!("NBT: roots[{i}] of the dump: "),
+            (Some(i), _) => format!("NBT in `{path}`: roots[{i}] of the dump: "),
+            (None, "(root)") => "NBT: the dump: ".to_string(),
+            (None, _) => format!("NBT in `{path}`: the dump: "),
+        };
+        assert!(shown.starts_with(&place), "{shown}");
+        assert!(!shown.contains("byte 0"), "{shown}");
+    }
+    // A hostile key is shown escaped in the path.
+    let text = r#"{"name":null,"type":"compound","value":{"\u001b]0;t\u0007":{"type":"int","value":1e99}}}"#;
+    let e = roots_from_json(&Json::parse(text).unwrap()).unwrap_err();
+    let shown = e.to_string();
+    assert!(!shown.contains(['\u{1b}', '\u{7}']), "{shown:?}");
+    assert!(shown.contains(r"\u{1b}]0;t\u{7}"), "{shown:?}");
 }

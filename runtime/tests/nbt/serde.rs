@@ -159,3 +159,44 @@ fn a_sub_value_deserialises_in_place_with_borrowed_strings() {
         "borrowed, not copied"
     );
 }
+
+#[test]
+fn serde_errors_carry_the_tag_path() {
+    // A real player file read into a type whose `Inventory` elements want a string `Count`:
+    // the error names the element and the key, in the path syntax lookups read.
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Slot {
+        #[serde(rename = "Count")]
+        count: String,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Player {
+        #[serde(rename = "Inventory")]
+        inventory: Vec<Slot>,
+    }
+    let Some(file) = support::shared("nbt-samples/simdnbt__complex_player.dat") else {
+        return;
+    };
+    let raw = std::fs::read(file).unwrap();
+    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let e = from_tag::<Player>(&f.roots[0].tag).unwrap_err();
+    assert!(
+        matches!(e.kind(), def_runtime::nbt::NbtErrorKind::Serde(_)),
+        "{e}"
+    );
+    assert_eq!(e.path().to_string(), "Inventory[0].Count", "{e}");
+    assert!(f.roots[0].tag.get_path(&e.path().to_string()).is_ok());
+
+    // Writing: a list element of another tag type than the first.
+    #[derive(Serialize)]
+    struct Mixed {
+        a: Vec<Vec<Tag>>,
+    }
+    let m = Mixed {
+        a: vec![vec![], vec![Tag::Int(1), Tag::Byte(2)]],
+    };
+    let e = to_tag(&m).unwrap_err();
+    assert_eq!(e.path().to_string(), "a[1]", "{e}");
+}

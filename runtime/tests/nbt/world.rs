@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::region::{self, ScanOptions, scan_world};
-use def_runtime::nbt::{Compression, NbtError, compress};
+use def_runtime::nbt::{Compression, NbtErrorKind, compress};
 
 /// The uncompressed sample chunks (Java, 1.12 to 1.20).
 const CHUNKS: [&str; 12] = [
@@ -263,7 +263,7 @@ fn every_chunk_of_a_world_reads_as_its_dump_says() {
             );
         }
         for (p, e) in &summary.errors {
-            if let NbtError::RegionChunk { index, .. } = e {
+            if let NbtErrorKind::RegionChunk { index, .. } = e.kind() {
                 assert!(
                     matches!(w.want[&(p.clone(), *index)], Want::Status(_)),
                     "{p:?} {e}"
@@ -323,8 +323,8 @@ fn a_small_budget_fails_chunks_not_the_scan() {
     // A missing folder is the scan's error.
     assert!(scan_world(&w.dir.join("nope"), &opts, |_, _| {}).is_err());
     assert!(matches!(
-        scan_world(&w.dir.join("region/notes.txt"), &opts, |_, _| {}),
-        Err(NbtError::Region(_))
+        scan_world(&w.dir.join("region/notes.txt"), &opts, |_, _| {}).map_err(|e| e.into_kind()),
+        Err(NbtErrorKind::Region(_))
     ));
 }
 

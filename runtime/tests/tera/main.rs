@@ -1,6 +1,6 @@
 //! The TERA tests of the runtime, one binary: stream framing, the wire grammar against the
-//! vectors, the dynamic codec (feature `dynamic`) against the public vectors, field spans, and
-//! hostile packets.
+//! vectors, the dynamic codec (feature `dynamic`) against the public vectors, field spans,
+//! hostile packets, and the proxy over loopback (feature `proxy`).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -10,5 +10,6 @@ mod dynamic_vectors;
 mod framing;
 mod grammar_wire;
 mod hostile;
+mod proxy;
 mod session;
 mod spans;

@@ -9,9 +9,10 @@ use crate::support;
 
 use std::collections::HashMap;
 
+use def_runtime::PathSegment;
 use def_runtime::tera::Options;
 use def_runtime::tera::dynamic::Definition;
-use def_runtime::tera::spans::{SpanKind, spans};
+use def_runtime::tera::spans::{SpanKind, path_text, spans};
 use hex::decode as from_hex;
 use serde_json::Value;
 
@@ -40,9 +41,9 @@ fn spans_cover_every_golden_packet_once() {
             }
             match s.kind {
                 SpanKind::Value(_) | SpanKind::Text | SpanKind::Bytes => {
-                    let want = s
-                        .json_value(&v["object"])
-                        .unwrap_or_else(|| panic!("{name}: no `{}` in the object", s.path));
+                    let want = s.json_value(&v["object"]).unwrap_or_else(|| {
+                        panic!("{name}: no `{}` in the object", path_text(&s.path))
+                    });
                     if s.kind == SpanKind::Text {
                         let mut units: Vec<u8> = want
                             .as_str()
@@ -51,7 +52,7 @@ fn spans_cover_every_golden_packet_once() {
                             .flat_map(u16::to_le_bytes)
                             .collect();
                         units.extend([0, 0]);
-                        assert_eq!(&bytes[s.start..s.end], &units[..], "{name} {}", s.path);
+                        assert_eq!(&bytes[s.start..s.end], &units[..], "{name} {:?}", s.path);
                     }
                     if s.kind == SpanKind::Bytes {
                         assert_eq!(want.as_str().unwrap(), hex::encode(&bytes[s.start..s.end]));
@@ -115,7 +116,11 @@ fn hand_made_packet() {
     let ss = spans(def.layout(), &bytes, Options::new()).unwrap();
     let got: Vec<_> = ss
         .iter()
-        .map(|s| (s.start, s.end, s.path.as_str(), s.kind))
+        .map(|s| (s.start, s.end, path_text(&s.path), s.kind))
+        .collect();
+    let want: Vec<_> = want
+        .into_iter()
+        .map(|(a, b, p, k)| (a, b, p.to_string(), k))
         .collect();
     assert_eq!(got, want);
     // Strict: the last byte is read by nothing.
@@ -166,4 +171,61 @@ fn spans_and_the_codec_agree_on_damaged_packets() {
         }
     }
     assert!(tried > 10_000, "{tried}");
+}
+
+/// Field names holding `.` and `[` (the reference cannot read them; compatible mode can) are one
+/// step each: every value span finds its own value in the decoded object, and the path text
+/// quotes such names so that it reads back as the same steps.
+#[test]
+fn names_holding_dots_and_brackets_are_one_step() {
+    let def = Definition::from_text(
+        "S_DOT.1.def",
+        "int32 a.b\nint32 c[1]\nstring s.t[0]\narray x.y\n- int16 q[2].r\nobject o.p\n- int32 z.w\n",
+        def_parser::Mode::Compatible,
+    )
+    .unwrap();
+    // {"a.b": 7, "c[1]": 8, "s.t[0]": "hi", "x.y": [{"q[2].r": 3}, {"q[2].r": 4}],
+    // "o.p": {"z.w": 9}}, as `defc encode` writes it.
+    let bytes = from_hex(
+        "28000000120002001800070000000800000068006900000018001e0003001e000000040009000000",
+    )
+    .unwrap();
+    let decoded = def.decode_json(&bytes, Options::new()).unwrap();
+    let ss = spans(def.layout(), &bytes, Options::new()).unwrap();
+    let mut values = Vec::new();
+    for s in &ss {
+        if matches!(s.kind, SpanKind::Value(_) | SpanKind::Text) {
+            let v = s.json_value(&decoded);
+            values.push((path_text(&s.path), v.cloned()));
+        }
+    }
+    let field = |n: &str| PathSegment::Field(n.to_string().into());
+    let want = [
+        ("\"a.b\"", serde_json::json!(7)),
+        ("\"c[1]\"", serde_json::json!(8)),
+        ("\"s.t[0]\"", serde_json::json!("hi")),
+        ("\"x.y\"[0].\"q[2].r\"", serde_json::json!(3)),
+        ("\"x.y\"[1].\"q[2].r\"", serde_json::json!(4)),
+        ("\"o.p\".\"z.w\"", serde_json::json!(9)),
+    ];
+    for (path, value) in want {
+        assert!(
+            values.contains(&(path.to_string(), Some(value.clone()))),
+            "{path} = {value} not in {values:?}"
+        );
+    }
+    assert_eq!(values.len(), 6, "{values:?}");
+    // The steps themselves: a field in an object is two, an element one more.
+    let q = ss
+        .iter()
+        .find(|s| s.kind == SpanKind::Value(def_parser::ast::Scalar::Int16))
+        .unwrap();
+    assert_eq!(
+        q.path,
+        [field("x.y"), PathSegment::Index(0), field("q[2].r")]
+    );
+    assert_eq!(
+        path_text(&[field(""), field(r#"a"b\c"#)]),
+        r#"""."a\"b\\c""#
+    );
 }

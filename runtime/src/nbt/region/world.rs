@@ -21,7 +21,7 @@ use super::{
     Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, be32, compression_of, coords_from_name, fsx,
     unread,
 };
-use crate::nbt::error::{NbtError, Result};
+use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::{FileOptions, NbtFile};
 
 /// The folders of a world that hold region files, under the world folder and under each
@@ -78,7 +78,7 @@ pub struct WorldScan {
     /// in `errors`.
     pub error_count: usize,
     /// Problems, sorted by file and slot: the file (relative to the world folder) and the
-    /// error, [`NbtError::RegionChunk`] with the slot for a chunk that was not read, another
+    /// error, [`NbtErrorKind::RegionChunk`] with the slot for a chunk that was not read, another
     /// error for a file or folder that could not be read at all.
     pub errors: Vec<(PathBuf, NbtError)>,
 }
@@ -178,13 +178,13 @@ fn scan(
 /// place the scan makes an error of its own (a chunk's is [`unread`]'s).
 #[cold]
 fn refused(why: String) -> NbtError {
-    NbtError::Region(why)
+    NbtError::from(NbtErrorKind::Region(why))
 }
 
 /// The slot an error is about (0 for a file's), to sort the report.
 fn slot_of(e: &NbtError) -> usize {
-    match e {
-        NbtError::RegionChunk { index, .. } => *index,
+    match e.kind() {
+        NbtErrorKind::RegionChunk { index, .. } => *index,
         _ => 0,
     }
 }
