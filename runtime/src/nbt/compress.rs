@@ -79,8 +79,10 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
                 error: None,
             })
         }
-        Compression::Gzip => drain(|| flate2::read::GzDecoder::new(data), limit),
-        Compression::Zlib => drain(|| flate2::read::ZlibDecoder::new(data), limit),
+        // `bufread` decoders read the input in place (the `read` ones copy it through a
+        // 32 KiB buffer of their own first).
+        Compression::Gzip => drain(|| flate2::bufread::GzDecoder::new(data), limit),
+        Compression::Zlib => drain(|| flate2::bufread::ZlibDecoder::new(data), limit),
         Compression::Lz4 => lz4_blocks(data, limit),
     }
 }
