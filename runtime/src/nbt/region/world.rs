@@ -6,7 +6,7 @@
 //! file. A chunk's sectors are read with one positioned read (`pread`) into a buffer of its own;
 //! nothing outlives the caller's visit of the chunk, so memory is bounded by what the threads
 //! hold at once: the budget is divided between them, and each chunk (its stored bytes, external
-//! file, inflated bytes and tree estimate, as [`RegionFile::parse_with_budget`] counts them) is
+//! file, inflated bytes and tree estimate, as [`super::RegionFile::parse_with_budget`] counts them) is
 //! read within its thread's share.
 
 use std::collections::BTreeMap;
@@ -96,7 +96,8 @@ pub struct WorldScan {
 /// are reported, not followed or opened; an external chunk `c.X.Z.mcc` is read only as
 /// [`RegionFile::open`](super::RegionFile::open) reads one. A slot whose reserved sectors
 /// overlap those of a slot with a smaller index is [`ChunkStatus::Invalid`], so no sector is
-/// decoded twice. The error is for `dir` itself (not a folder, or not readable), or a thread
+/// decoded twice. A thread holds one chunk at a time, unless `visit` itself waits on rayon work
+/// (then its thread may take up another chunk meanwhile). The error is for `dir` itself (not a folder, or not readable), or a thread
 /// pool that could not be started.
 pub fn scan_world<F>(dir: &Path, opts: &ScanOptions, visit: F) -> Result<WorldScan>
 where
