@@ -532,7 +532,7 @@ pub fn check_nbt_file(data: &[u8]) {
 }
 
 /// SNBT text, both dialects: the parser never panics; what parses prints to SNBT that parses to
-/// an equal tree (classic: and prints the same, a fixed point).
+/// an equal tree (classic: and prints the same, a fixed point), indented too.
 pub fn check_snbt(data: &[u8]) {
     use def_runtime::nbt::snbt;
     let Ok(text) = std::str::from_utf8(data) else {
@@ -551,6 +551,11 @@ pub fn check_snbt(data: &[u8]) {
         printed,
         "SNBT printing is not a fixed point"
     );
+    // Indented, the same tree.
+    let pretty = snbt::to_snbt_pretty(&t, snbt::Dialect::Classic).expect("classic prints NaN");
+    let back = snbt::parse(&pretty)
+        .unwrap_or_else(|e| panic!("indented SNBT does not parse: {e}\n{pretty}"));
+    assert_eq!(back, t, "indented SNBT changed the tree\n{pretty}");
     // The 1.21.5 dialect: the same properties (it cannot say NaN, which its parser never makes).
     let modern = snbt::Dialect::Modern;
     let Ok(t) = snbt::parse_in(text, modern) else {
@@ -563,4 +568,8 @@ pub fn check_snbt(data: &[u8]) {
         back, t,
         "1.21.5 SNBT round trip changed the tree\n{printed}"
     );
+    let pretty = snbt::to_snbt_pretty(&t, modern).expect("parsed 1.21.5 SNBT has no NaN");
+    let back = snbt::parse_in(&pretty, modern)
+        .unwrap_or_else(|e| panic!("indented 1.21.5 SNBT does not parse: {e}\n{pretty}"));
+    assert_eq!(back, t, "indented 1.21.5 SNBT changed the tree\n{pretty}");
 }
