@@ -17,3 +17,4 @@ mod per_sample;
 mod region;
 mod scaling;
 mod tera_drop;
+mod world;
