@@ -82,7 +82,8 @@ pub fn to_snbt_in(tag: &Tag, dialect: Dialect) -> Result<String> {
 }
 
 /// Prints a tag as indented SNBT of `dialect`, one compound entry per line, for people to read:
-/// four spaces per level, `key: value`, lists of lists, compounds or arrays one element per
+/// four spaces per level (at most 16 levels' worth, so that deep nesting cannot multiply the
+/// text's size), `key: value`, lists of lists, compounds or arrays one element per
 /// line, other lists and arrays on one line (`[1.0d, 64.0d, 2.5d]`, `[I; 1, 2]`), empty ones
 /// `{}` / `[]`. Values, keys and escapes are [`to_snbt_in`]'s, so the text parses back
 /// ([`parse_in`]) to the same tree as the compact form, with the same error for NaN in
@@ -110,6 +111,11 @@ struct Printer {
 /// One level of [`to_snbt_pretty`]'s indentation.
 const INDENT: &str = "    ";
 
+/// Levels past this are indented as this one, so that the text stays within a constant factor
+/// of the tree however deep it nests (512 levels of four spaces would be 2 KiB before every
+/// entry). Real files nest up to about 12.
+const MAX_INDENT: usize = 16;
+
 impl Printer {
     fn new(dialect: Dialect, pretty: bool) -> Printer {
         Printer {
@@ -136,7 +142,7 @@ impl Printer {
     fn sep(&mut self, lines: bool) {
         if lines {
             self.out.push('\n');
-            for _ in 0..self.depth {
+            for _ in 0..self.depth.min(MAX_INDENT) {
                 self.out.push_str(INDENT);
             }
         } else if self.pretty {

@@ -337,6 +337,16 @@ fn pretty_printing_indents_by_hand_written_examples() {
         snbt::to_snbt_pretty(&nbt!({}), Dialect::Classic).unwrap(),
         "{}"
     );
+    // Indentation stops growing at 16 levels: 500 levels of compounds stay a small text.
+    let mut deep = nbt!({"x": 1i8});
+    for _ in 0..499 {
+        deep = Tag::Compound(Compound::from_entries(vec![("a".into(), deep)]));
+    }
+    let text = snbt::to_snbt_pretty(&deep, Dialect::Classic).unwrap();
+    let widest = text.lines().map(|l| l.len() - l.trim_start().len()).max();
+    assert_eq!(widest, Some(64));
+    assert!(text.len() < 80 * 1000, "{} bytes", text.len());
+    assert_eq!(snbt::parse(&text).unwrap(), deep);
     assert_eq!(
         snbt::to_snbt_pretty(&Tag::Int(7), Dialect::Classic).unwrap(),
         "7"
