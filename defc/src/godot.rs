@@ -162,12 +162,12 @@ fn run_decode(args: DecodeArgs) -> Result<(), String> {
     let options = DecodeOptions::new(args.godot.into()).allow_objects(args.allow_objects);
     match args.framing {
         FramingArg::Base64 => {
-            let v = framing::from_base64(&text, &options).map_err(|e| e.to_string())?;
+            let v = framing::from_base64(&text, options).map_err(|e| e.to_string())?;
             print_variant(&v)
         }
         FramingArg::Bare => {
             let bytes = parse_hex(&text, "input")?;
-            let (v, used) = decode(&bytes, &options).map_err(|e| e.to_string())?;
+            let (v, used) = decode(&bytes, options).map_err(|e| e.to_string())?;
             if used < bytes.len() {
                 let msg = format!(
                     "{} trailing bytes after a value of {used} bytes",
@@ -219,13 +219,13 @@ fn run_encode(args: EncodeArgs) -> Result<(), String> {
         FramingArg::Base64 => {
             println!(
                 "{}",
-                framing::to_base64(&value, &options).map_err(|e| e.to_string())?
+                framing::to_base64(&value, options).map_err(|e| e.to_string())?
             );
             return Ok(());
         }
-        FramingArg::Bare => def_runtime::godot::encode(&value, &options),
-        FramingArg::Stream => framing::put_var(&value, &options, false),
-        FramingArg::StreamBe => framing::put_var(&value, &options, true),
+        FramingArg::Bare => def_runtime::godot::encode(&value, options),
+        FramingArg::Stream => framing::put_var(&value, options, false),
+        FramingArg::StreamBe => framing::put_var(&value, options, true),
     }
     .map_err(|e| e.to_string())?;
     let hex: String = out.iter().map(|b| format!("{b:02x}")).collect();

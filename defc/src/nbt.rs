@@ -268,7 +268,7 @@ fn dump_cmd(
         // A region on disk is opened with its external chunks (`c.X.Z.mcc` beside it), all of
         // it within the region budget: the file is read once, by `open_with`, which refuses a
         // FIFO or device and checks each external file before reading it.
-        let r = region::RegionFile::open_with(path, &opts, region::DEFAULT_REGION_BUDGET)
+        let r = region::RegionFile::open_with(path, opts, region::DEFAULT_REGION_BUDGET)
             .map_err(|e| format!("{name}: {e}"))?;
         if let Some(form) = as_snbt {
             for ch in &r.chunks {
@@ -299,7 +299,7 @@ fn dump_cmd(
             .map_err(|e| format!("stdout: {e}"));
     }
     let raw = read_input(path)?;
-    let f = NbtFile::read(&raw, &opts).map_err(|e| format!("{name}: {e}"))?;
+    let f = NbtFile::decode(&raw, opts).map_err(|e| format!("{name}: {e}"))?;
     if f.trailing > 0 {
         eprintln!(
             "{name}: {} trailing bytes after the root at offset {} (--all-roots reads them as more roots)",
@@ -365,17 +365,17 @@ fn encode_cmd(
     };
     let bytes = match json {
         Some(j) if j.get("chunks").is_some() => region::from_json(&j)
-            .and_then(|r| r.to_bytes())
+            .and_then(|r| r.encode())
             .map_err(err)?,
         Some(j) => {
             let roots = dump::roots_from_json(&j).map_err(err)?;
-            write_roots(roots, flavour, edition, out).map_err(err)?
+            encode_all(roots, flavour, edition, out).map_err(err)?
         }
         None => {
             let root = snbt::parse_in(text, flavour.snbt_dialect.into())
                 .map(Nbt::nameless)
                 .map_err(err)?;
-            write_roots(vec![root], flavour, edition, out).map_err(err)?
+            encode_all(vec![root], flavour, edition, out).map_err(err)?
         }
     };
     match output {
@@ -387,7 +387,7 @@ fn encode_cmd(
     }
 }
 
-fn write_roots(
+fn encode_all(
     roots: Vec<Nbt>,
     flavour: &Flavour,
     edition: Edition,
@@ -419,7 +419,7 @@ fn write_roots(
         trailing: 0,
         stream_complete: true,
     };
-    file.to_bytes()
+    file.encode()
 }
 
 /// What `world` counts from the chunks, filled in by the scan's threads.

@@ -130,10 +130,10 @@ fn check(data: &[u8]) {
     {
         panic!("NBT dump: {c:?} is not printable ASCII");
     }
-    if let Ok(bytes) = nbt.to_bytes(Edition::Java) {
+    if let Ok(bytes) = nbt.encode(Edition::Java) {
         // Cut inside the inner string: the error's path is `text.text`.
         let cut = &bytes[..bytes.len() - 3];
-        if let Err(e) = nbt::read_root(cut, &ReadOptions::default()) {
+        if let Err(e) = nbt::decode(cut, ReadOptions::default()) {
             no_raw("NBT read error", &e.to_string(), &[]);
         }
     }

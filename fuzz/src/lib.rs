@@ -273,7 +273,7 @@ pub fn check_godot(data: &[u8]) {
     };
     let allow = flags & 2 != 0;
     let dec = DecodeOptions::new(version).allow_objects(allow);
-    let Ok((v, used)) = decode(bytes, &dec) else {
+    let Ok((v, used)) = decode(bytes, dec) else {
         return;
     };
     assert!(used <= bytes.len());
@@ -281,13 +281,13 @@ pub fn check_godot(data: &[u8]) {
     let enc = EncodeOptions::new(version)
         .full_objects(true)
         .double_precision(double);
-    let Ok(first) = encode(&v, &enc) else {
+    let Ok(first) = encode(&v, enc) else {
         return;
     };
     let all = DecodeOptions::new(version).allow_objects(true);
     let decoded = |b: &[u8]| {
         let (v, n) =
-            decode(b, &all).unwrap_or_else(|e| panic!("encoded value does not decode: {e}"));
+            decode(b, all).unwrap_or_else(|e| panic!("encoded value does not decode: {e}"));
         assert_eq!(n, b.len(), "encoded value has trailing bytes");
         v
     };
@@ -299,7 +299,7 @@ pub fn check_godot(data: &[u8]) {
     // until nothing changes, each no longer than the one before, at most len/3 + 2 of them.
     let mut current = first;
     for _ in 0..current.len() / 3 + 2 {
-        let next = encode(&decoded(&current), &enc).expect("decoded value re-encodes");
+        let next = encode(&decoded(&current), enc).expect("decoded value re-encodes");
         if next == current {
             return;
         }
@@ -316,7 +316,7 @@ pub fn check_godot(data: &[u8]) {
 /// what reads writes back byte-identical (Java, Bedrock), or canonically (Bedrock network).
 pub fn check_nbt(data: &[u8]) {
     use def_runtime::nbt::borrow::BorrowedNbt;
-    use def_runtime::nbt::{Edition, ReadOptions, RootForm, read_root};
+    use def_runtime::nbt::{Edition, ReadOptions, RootForm, decode};
     let [flags, bytes @ ..] = data else {
         return;
     };
@@ -333,24 +333,24 @@ pub fn check_nbt(data: &[u8]) {
     let opts = ReadOptions::new(edition)
         .root(root)
         .lenient_utf8(flags & 8 != 0);
-    let owned = read_root(bytes, &opts);
-    let borrowed = BorrowedNbt::read(bytes, &opts);
+    let owned = decode(bytes, opts);
+    let borrowed = BorrowedNbt::decode(bytes, opts);
     match (&owned, &borrowed) {
         (Ok((t, used)), Ok(b)) => {
             assert_eq!(*used, b.consumed(), "readers consumed different lengths");
             assert_eq!(b.to_owned_roots()[0], *t, "readers disagree");
             let written = t
-                .to_bytes(edition)
+                .encode(edition)
                 .unwrap_or_else(|e| panic!("read tree does not write: {e}"));
             if edition == Edition::BedrockNetwork {
                 // Varints are read leniently as the game does (overlong forms, ignored overflow
                 // bits of the last byte) and written canonically: the canonical form must be a
                 // fixed point.
-                let (again, n) = read_root(&written, &opts)
+                let (again, n) = decode(&written, opts)
                     .unwrap_or_else(|e| panic!("written tree does not read: {e}"));
                 assert_eq!(n, written.len());
                 assert_eq!(again, *t, "write -> read changed the tree");
-                assert_eq!(again.to_bytes(edition).unwrap(), written, "no fixed point");
+                assert_eq!(again.encode(edition).unwrap(), written, "no fixed point");
             } else {
                 assert_eq!(
                     written,
@@ -368,7 +368,7 @@ pub fn check_nbt(data: &[u8]) {
     }
     // The lazy zero-copy reader checks everything but string contents: it accepts what `read`
     // accepts, and with `validate_strings` exactly that.
-    let lazy = BorrowedNbt::read_lazy(bytes, &opts);
+    let lazy = BorrowedNbt::decode_lazy(bytes, opts);
     match (&borrowed, &lazy) {
         (Ok(b), Ok(l)) => {
             assert_eq!(
@@ -389,14 +389,14 @@ pub fn check_nbt(data: &[u8]) {
         (Ok(_), Err(e)) => panic!("the lazy reader refuses what read accepts: {e}"),
         (Err(_), Ok(l)) => assert!(
             l.validate_strings().is_err(),
-            "read_lazy + validate_strings accepts what read refuses"
+            "decode_lazy + validate_strings accepts what decode refuses"
         ),
         (Err(_), Err(_)) => {}
     }
     // The owned reader with Java strings unchecked agrees with the lazy zero-copy one (same
     // contract) and writes back what it read; Bedrock strings are checked either way, so there
     // it is the strict owned reader.
-    let unchecked = read_root(bytes, &opts.clone().check_strings(false));
+    let unchecked = decode(bytes, opts.clone().check_strings(false));
     if edition != Edition::Java {
         assert_eq!(
             unchecked.as_ref().ok(),
@@ -417,7 +417,7 @@ pub fn check_nbt(data: &[u8]) {
                 *t,
                 "unchecked owned and lazy readers disagree"
             );
-            let written = t.to_bytes(edition).expect("unchecked tree writes");
+            let written = t.encode(edition).expect("unchecked tree writes");
             assert_eq!(
                 written,
                 bytes[..*used],
@@ -453,7 +453,7 @@ fn check_region_external(bytes: &[u8]) {
         }
         Ok(ext.to_vec())
     };
-    let Ok(r) = RegionFile::parse_at(region, (0, 0), &opts, budget, Some(&mut load)) else {
+    let Ok(r) = RegionFile::decode_at(region, (0, 0), opts, budget, Some(&mut load)) else {
         return;
     };
     let kept: usize = r.chunks.iter().map(|c| c.payload.len()).sum();
@@ -472,7 +472,7 @@ fn check_region_external(bytes: &[u8]) {
                 .cloned()
                 .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
         };
-        let back = RegionFile::parse_at(&parts.region, (0, 0), &opts, usize::MAX, Some(&mut serve))
+        let back = RegionFile::decode_at(&parts.region, (0, 0), opts, usize::MAX, Some(&mut serve))
             .expect("a written region parses");
         assert_eq!(key(&back), key(&r), "region round trip changed a chunk");
     }
@@ -498,11 +498,11 @@ pub fn check_nbt_file(data: &[u8]) {
         check_region_external(bytes);
         return;
     }
-    if let Ok(region) = def_runtime::nbt::region::RegionFile::parse(bytes) {
+    if let Ok(region) = def_runtime::nbt::region::RegionFile::decode(bytes) {
         // Read → write keeps every chunk it writes byte-for-byte, with its slot, timestamp and
         // compression id; what it cannot write back it refuses (RegionChunk), never drops.
         if let Ok(parts) = region.to_parts() {
-            let back = def_runtime::nbt::region::RegionFile::parse(&parts.region)
+            let back = def_runtime::nbt::region::RegionFile::decode(&parts.region)
                 .expect("a written region parses");
             let key = |r: &def_runtime::nbt::region::RegionFile| {
                 r.chunks
@@ -518,14 +518,14 @@ pub fn check_nbt_file(data: &[u8]) {
             );
         }
     }
-    let Ok(f) = NbtFile::read(bytes, &o) else {
+    let Ok(f) = NbtFile::decode(bytes, o) else {
         return;
     };
-    let plain = f.to_uncompressed().expect("read file writes uncompressed");
-    let stored = f.to_bytes().expect("read file writes");
-    let back = NbtFile::read(&stored, &o).expect("written file reads");
+    let plain = f.encode_uncompressed().expect("read file writes uncompressed");
+    let stored = f.encode().expect("read file writes");
+    let back = NbtFile::decode(&stored, o).expect("written file reads");
     assert_eq!(
-        back.to_uncompressed().unwrap(),
+        back.encode_uncompressed().unwrap(),
         plain,
         "file round trip changed the data"
     );

@@ -111,16 +111,16 @@ fn bench(c: &mut Criterion) {
             if version == Version::Godot3 { 3 } else { 4 }
         ));
         for (name, value) in &cases {
-            let bytes = encode(value, &enc).unwrap();
+            let bytes = encode(value, enc).unwrap();
             group.throughput(Throughput::Bytes(bytes.len() as u64));
             group.bench_with_input(BenchmarkId::new("decode", name), &bytes, |b, bytes| {
-                b.iter(|| decode(black_box(bytes), &dec).unwrap())
+                b.iter(|| decode(black_box(bytes), dec).unwrap())
             });
             group.bench_with_input(BenchmarkId::new("encode", name), value, |b, value| {
                 let mut out = Vec::with_capacity(bytes.len());
                 b.iter(|| {
                     out.clear();
-                    encode_into(black_box(value), &enc, &mut out).unwrap();
+                    encode_into(black_box(value), enc, &mut out).unwrap();
                 })
             });
         }

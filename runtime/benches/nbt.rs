@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
 use def_runtime::nbt::borrow::BorrowedNbt;
-use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, read_root, read_roots};
+use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, decode, decode_all};
 
 /// (file, edition, several roots)
 const FILES: &[(&str, Edition, bool)] = &[
@@ -56,9 +56,9 @@ fn bench(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(data.len() as u64));
         let owned = |d: &[u8]| {
             if multi {
-                read_roots(d, &opts).unwrap()
+                decode_all(d, opts).unwrap()
             } else {
-                vec![read_root(d, &opts).unwrap().0]
+                vec![decode(d, opts).unwrap().0]
             }
         };
         g.bench_function(format!("{name}/owned_parse"), |b| {
@@ -67,9 +67,9 @@ fn bench(c: &mut Criterion) {
         g.bench_function(format!("{name}/borrowed_parse"), |b| {
             b.iter(|| {
                 if multi {
-                    BorrowedNbt::read_all(black_box(&data), &opts).unwrap()
+                    BorrowedNbt::decode_all(black_box(&data), opts).unwrap()
                 } else {
-                    BorrowedNbt::read(black_box(&data), &opts).unwrap()
+                    BorrowedNbt::decode(black_box(&data), opts).unwrap()
                 }
             })
         });
@@ -78,7 +78,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut out = Vec::with_capacity(data.len());
                 for r in black_box(&roots) {
-                    r.write_to(&mut out, edition).unwrap();
+                    r.encode_into(&mut out, edition).unwrap();
                 }
                 out
             })

@@ -107,12 +107,12 @@
 //!     4, 0, 0, 0, 1, 0, 0, 0, b'a', 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, // "a": 2
 //!     4, 0, 0, 0, 1, 0, 0, 0, b'm', 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, // "m": 3
 //! ];
-//! let mut value = godot::decode_exact(&bytes, &DecodeOptions::new(Version::Godot3))?;
+//! let mut value = godot::decode_exact(&bytes, DecodeOptions::new(Version::Godot3))?;
 //! let Variant::Dictionary(dict) = &mut value else { panic!("not a dictionary") };
 //! assert_eq!(dict.get("a"), Some(&Variant::Int(2)));
 //!
 //! dict.entries[1].1 = Variant::Int(20); // insertion order is kept
-//! let out = godot::encode(&value, &EncodeOptions::new(Version::Godot3))?;
+//! let out = godot::encode(&value, EncodeOptions::new(Version::Godot3))?;
 //! let mut expected = bytes;
 //! expected[44] = 20; // the int of "a"
 //! assert_eq!(out, expected);
@@ -126,8 +126,8 @@
 //!
 //! # NBT (feature `nbt`)
 //!
-//! [`nbt::NbtFile::read`] detects gzip, zlib or no compression and Bedrock's `level.dat`
-//! header; [`nbt::NbtFile::to_bytes`] writes the file back the way it was stored. The tree
+//! [`nbt::NbtFile::decode`] detects gzip, zlib or no compression and Bedrock's `level.dat`
+//! header; [`nbt::NbtFile::encode`] writes the file back the way it was stored. The tree
 //! ([`nbt::Tag`], [`nbt::Compound`], typed [`nbt::List`]s) keeps entry order, duplicate keys and
 //! float bits, so an unchanged file writes back byte for byte. Any value is reached by a path
 //! (`Level.Sections[1].Palette[0].Name`) with [`nbt::Tag::get_path`] / `get_path_mut`, without
@@ -148,11 +148,11 @@
 //! bytes.extend_from_slice(b"Bananrama");
 //! bytes.push(0x00);
 //!
-//! let mut file = NbtFile::read(&bytes, &FileOptions::new(Edition::Java))?;
+//! let mut file = NbtFile::decode(&bytes, FileOptions::new(Edition::Java))?;
 //! assert_eq!(file.get_path("name")?.as_str(), Some("Bananrama"));
 //!
 //! *file.get_path_mut("name")? = Tag::from("Banana"); // paths as errors print them
-//! let out = file.to_bytes()?;
+//! let out = file.encode()?;
 //! assert_eq!(out.len(), bytes.len() - 3);
 //! assert_eq!(&out[out.len() - 9..], b"\x00\x06Banana\x00");
 //! # }

@@ -10,30 +10,28 @@ use def_runtime::tera::dynamic::{Definition, Missing};
 #[test]
 fn base64_errors_give_the_byte_offset() {
     let o = DecodeOptions::new(Version::GODOT_4_4);
-    let e = from_base64("  AAAA!AAA", &o)
+    let e = from_base64("  AAAA!AAA", o)
         .expect_err("bad symbol")
         .to_string();
     assert_eq!(
         e,
         "invalid base64: at byte 6: '!' is not a base64 character"
     );
-    let e = from_base64("AAAA\u{e9}AAA", &o)
+    let e = from_base64("AAAA\u{e9}AAA", o)
         .expect_err("non-ASCII")
         .to_string();
     assert_eq!(
         e,
         "invalid base64: at byte 4: byte 0xc3 is not a base64 character"
     );
-    let e = from_base64(" AAAAA ", &o)
+    let e = from_base64(" AAAAA ", o)
         .expect_err("cut group")
         .to_string();
     assert_eq!(
         e,
         "invalid base64: at byte 6: the text ends inside a 4-character group (5 base64 characters)"
     );
-    let e = from_base64("AAB=", &o)
-        .expect_err("last symbol")
-        .to_string();
+    let e = from_base64("AAB=", o).expect_err("last symbol").to_string();
     assert!(
         e.starts_with("invalid base64: at byte 2: last symbol 'B'"),
         "{e}"
@@ -101,7 +99,7 @@ fn an_snbt_key_of_a_megabyte_is_clipped_when_it_cannot_be_written() {
     let key = "k".repeat(1 << 20);
     let root = snbt::parse_root(&format!("{{{key}:1}}")).expect("parses");
     let e = root
-        .write_to(&mut Vec::new(), Edition::Java)
+        .encode_into(&mut Vec::new(), Edition::Java)
         .expect_err("a key over 65535 bytes")
         .to_string();
     assert!(e.contains("…(1048576 bytes)"), "{}", &e[..300.min(e.len())]);
@@ -194,13 +192,13 @@ fn hidden_characters_of_a_field_name_are_escaped_in_decode_errors() {
 
 #[test]
 fn hidden_characters_of_an_nbt_key_are_escaped_in_error_paths() {
-    use def_runtime::nbt::{ReadOptions, read_root};
+    use def_runtime::nbt::{ReadOptions, decode};
     // Java: root compound, an int entry named HOSTILE, its value cut short.
     let mut b = vec![0x0a, 0, 0, 3];
     b.extend((HOSTILE.len() as u16).to_be_bytes());
     b.extend(HOSTILE.as_bytes());
     b.extend([0, 0]);
-    let e = read_root(&b, &ReadOptions::new(Edition::Java))
+    let e = decode(&b, ReadOptions::new(Edition::Java))
         .map(|_| ())
         .expect_err("cut short")
         .to_string();
@@ -216,7 +214,7 @@ fn hidden_characters_of_a_godot_key_are_escaped_in_error_paths() {
     }
     b.extend(HOSTILE.as_bytes());
     b.resize(b.len().next_multiple_of(4), 0);
-    let e = def_runtime::godot::decode(&b, &DecodeOptions::new(Version::GODOT_4_4))
+    let e = def_runtime::godot::decode(&b, DecodeOptions::new(Version::GODOT_4_4))
         .expect_err("value missing")
         .to_string();
     assert_inert(&e);

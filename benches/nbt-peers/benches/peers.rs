@@ -13,7 +13,7 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput, black_box, criterion_group, criterion_main};
 use def_runtime::nbt::borrow::BorrowedNbt;
-use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, read_root};
+use def_runtime::nbt::{Compression, Edition, ReadOptions, compress, decode};
 
 /// Largest real mixed Java files of the sample set (simdnbt reads only Java compound roots).
 const FILES: &[&str] = &[
@@ -119,20 +119,20 @@ fn bench(c: &mut Criterion<CpuTime>) {
             .sample_size(15)
             .throughput(Throughput::Bytes(data.len() as u64));
         g.bench_function("ours_owned", |b| {
-            b.iter(|| read_root(black_box(&data), &opts).unwrap())
+            b.iter(|| decode(black_box(&data), opts).unwrap())
         });
         // Like simdnbt's owned reader, string contents are checked on access only.
         let unchecked = opts.clone().check_strings(false);
         g.bench_function("ours_owned_unchecked", |b| {
-            b.iter(|| read_root(black_box(&data), &unchecked).unwrap())
+            b.iter(|| decode(black_box(&data), unchecked).unwrap())
         });
         // Like simdnbt's borrowed reader, string contents are checked on access only.
         g.bench_function("ours_borrowed", |b| {
-            b.iter(|| BorrowedNbt::read_lazy(black_box(&data), &opts).unwrap())
+            b.iter(|| BorrowedNbt::decode_lazy(black_box(&data), opts).unwrap())
         });
         // Every check of the owned reader, string contents included.
         g.bench_function("ours_borrowed_checked", |b| {
-            b.iter(|| BorrowedNbt::read(black_box(&data), &opts).unwrap())
+            b.iter(|| BorrowedNbt::decode(black_box(&data), opts).unwrap())
         });
         g.bench_function("simdnbt_owned", |b| {
             b.iter(|| simdnbt::owned::read(&mut Cursor::new(black_box(&data[..]))).unwrap())
@@ -151,7 +151,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
         });
         g.finish();
 
-        let ours = read_root(&data, &opts).unwrap().0;
+        let ours = decode(&data, opts).unwrap().0;
         let simd_owned = simdnbt::owned::read(&mut Cursor::new(&data[..])).unwrap();
         let simd_borrowed = simdnbt::borrow::read(&mut Cursor::new(&data[..])).unwrap();
         let (valence, valence_name) = valence_nbt::from_binary::<String>(&mut &data[..]).unwrap();
@@ -164,7 +164,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
         g.bench_function("ours_owned", |b| {
             b.iter(|| {
                 let mut out = Vec::with_capacity(data.len());
-                black_box(&ours).write_to(&mut out, Edition::Java).unwrap();
+                black_box(&ours).encode_into(&mut out, Edition::Java).unwrap();
                 out
             })
         });

@@ -77,11 +77,11 @@ impl DecodeOptions {
 
 /// Decodes one value from the start of `bytes`, returning it and the number of bytes it used.
 /// Trailing bytes are ignored, as `bytes2var` and `get_var` do.
-pub fn decode(bytes: &[u8], options: &DecodeOptions) -> Result<(Variant, usize), DecodeError> {
+pub fn decode(bytes: &[u8], options: DecodeOptions) -> Result<(Variant, usize), DecodeError> {
     let mut r = Reader {
         buf: bytes,
         pos: 0,
-        opts: *options,
+        opts: options,
         max_depth: options.max_depth.min(MAX_DEPTH),
     };
     let v = r.value()?;
@@ -89,7 +89,7 @@ pub fn decode(bytes: &[u8], options: &DecodeOptions) -> Result<(Variant, usize),
 }
 
 /// Decodes one value that must use all of `bytes` (strict: trailing bytes are an error).
-pub fn decode_exact(bytes: &[u8], options: &DecodeOptions) -> Result<Variant, DecodeError> {
+pub fn decode_exact(bytes: &[u8], options: DecodeOptions) -> Result<Variant, DecodeError> {
     let (v, used) = decode(bytes, options)?;
     if used != bytes.len() {
         return Err(DecodeError::new(

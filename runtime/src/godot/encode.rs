@@ -53,7 +53,7 @@ impl EncodeOptions {
 }
 
 /// Encodes `value` into a new buffer.
-pub fn encode(value: &Variant, options: &EncodeOptions) -> Result<Vec<u8>, EncodeError> {
+pub fn encode(value: &Variant, options: EncodeOptions) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::new();
     encode_into(value, options, &mut out)?;
     Ok(out)
@@ -62,17 +62,14 @@ pub fn encode(value: &Variant, options: &EncodeOptions) -> Result<Vec<u8>, Encod
 /// Appends the encoding of `value` to `out`. On error `out` is left as it was.
 pub fn encode_into(
     value: &Variant,
-    options: &EncodeOptions,
+    options: EncodeOptions,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     if options.double_precision && options.version == Version::Godot3 {
         return Err(EncodeError::new(EncodeErrorKind::DoublePrecisionGodot3));
     }
     let mark = out.len();
-    let mut w = Writer {
-        out,
-        opts: *options,
-    };
+    let mut w = Writer { out, opts: options };
     let r = w.value(value);
     if r.is_err() {
         w.out.truncate(mark);

@@ -197,9 +197,9 @@ struct DecodeErrorInner {
 ///     Array, DecodeErrorKind, DecodeOptions, EncodeOptions, Variant, Version, decode, encode,
 /// };
 /// let v = Variant::Array(Box::new(Array::new(vec![Variant::Int(1), Variant::String("hello".into())])));
-/// let mut bytes = encode(&v, &EncodeOptions::new(Version::Godot3))?;
+/// let mut bytes = encode(&v, EncodeOptions::new(Version::Godot3))?;
 /// bytes.truncate(bytes.len() - 4); // the string's last bytes are gone
-/// let e = decode(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap_err();
+/// let e = decode(&bytes, DecodeOptions::new(Version::Godot3)).unwrap_err();
 /// assert!(matches!(e.kind(), DecodeErrorKind::StringPastEnd { len: 5, .. }));
 /// assert_eq!(e.offset(), 20);
 /// assert_eq!(e.path().to_string(), "[1]");

@@ -88,7 +88,7 @@ pub enum FrameError {
 /// Encodes `value` with `framing`.
 pub fn encode_framed(
     value: &Variant,
-    options: &EncodeOptions,
+    options: EncodeOptions,
     framing: Framing,
 ) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::new();
@@ -99,7 +99,7 @@ pub fn encode_framed(
 /// Appends `value` with `framing` to `out` (several calls build a stream of frames).
 pub fn encode_framed_into(
     value: &Variant,
-    options: &EncodeOptions,
+    options: EncodeOptions,
     framing: Framing,
     out: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
@@ -127,7 +127,7 @@ pub fn encode_framed_into(
 /// `File.store_var(value)`.
 pub fn store_var(
     value: &Variant,
-    options: &EncodeOptions,
+    options: EncodeOptions,
     endian_swap: bool,
 ) -> Result<Vec<u8>, EncodeError> {
     encode_framed(value, options, Framing::File { endian_swap })
@@ -136,7 +136,7 @@ pub fn store_var(
 /// `StreamPeer.put_var(value)`.
 pub fn put_var(
     value: &Variant,
-    options: &EncodeOptions,
+    options: EncodeOptions,
     big_endian: bool,
 ) -> Result<Vec<u8>, EncodeError> {
     encode_framed(value, options, Framing::StreamPeer { big_endian })
@@ -146,7 +146,7 @@ pub fn put_var(
 /// included). For [`Framing::Packet`] `bytes` is the whole packet (trailing bytes ignored).
 pub fn decode_framed(
     bytes: &[u8],
-    options: &DecodeOptions,
+    options: DecodeOptions,
     framing: Framing,
 ) -> Result<(Variant, usize), FrameError> {
     let Some(big_endian) = framing.prefix() else {
@@ -188,13 +188,13 @@ fn read_prefix(bytes: &[u8], big_endian: bool) -> Result<usize, FrameError> {
 }
 
 /// `Marshalls.variant_to_base64(value)`.
-pub fn to_base64(value: &Variant, options: &EncodeOptions) -> Result<String, EncodeError> {
+pub fn to_base64(value: &Variant, options: EncodeOptions) -> Result<String, EncodeError> {
     let bytes = super::encode::encode(value, options)?;
     Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
 }
 
 /// `Marshalls.base64_to_variant(text, allow_objects)`: standard alphabet with padding.
-pub fn from_base64(text: &str, options: &DecodeOptions) -> Result<Variant, FrameError> {
+pub fn from_base64(text: &str, options: DecodeOptions) -> Result<Variant, FrameError> {
     let trimmed = text.trim();
     let lead = text.len() - text.trim_start().len();
     let bytes = base64::engine::general_purpose::STANDARD
@@ -248,8 +248,8 @@ fn base64_error(e: base64::DecodeError, lead: usize, len: usize) -> String {
 /// ```
 /// use def_runtime::godot::{framing::*, DecodeOptions, EncodeOptions, Variant, Version};
 /// let enc = EncodeOptions::new(Version::Godot3);
-/// let mut stream = put_var(&Variant::Int(42), &enc, false).unwrap();
-/// stream.extend(put_var(&Variant::string("hi"), &enc, false).unwrap());
+/// let mut stream = put_var(&Variant::Int(42), enc, false).unwrap();
+/// stream.extend(put_var(&Variant::string("hi"), enc, false).unwrap());
 /// let mut frames = FrameDecoder::new(DecodeOptions::new(Version::Godot3));
 /// frames.push(&stream[..5]); // a frame split across reads
 /// assert_eq!(frames.next_value().unwrap(), None);
@@ -334,7 +334,7 @@ impl FrameDecoder {
             return Ok(None);
         }
         let frame_offset = self.consumed;
-        let result = decode(&avail[4..4 + len], &self.options);
+        let result = decode(&avail[4..4 + len], self.options);
         self.start += 4 + len;
         self.consumed += 4 + len;
         match result {

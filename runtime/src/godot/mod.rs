@@ -19,9 +19,9 @@
 //!
 //! ```
 //! use def_runtime::godot::{decode, encode, DecodeOptions, EncodeOptions, Variant, Version};
-//! let bytes = encode(&Variant::Int(42), &EncodeOptions::new(Version::Godot3)).unwrap();
+//! let bytes = encode(&Variant::Int(42), EncodeOptions::new(Version::Godot3)).unwrap();
 //! assert_eq!(bytes, [2, 0, 0, 0, 42, 0, 0, 0]);
-//! let (value, used) = decode(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap();
+//! let (value, used) = decode(&bytes, DecodeOptions::new(Version::Godot3)).unwrap();
 //! assert_eq!((value, used), (Variant::Int(42), 8));
 //! ```
 

@@ -119,7 +119,7 @@ pub fn from_variant<'de, T: de::Deserialize<'de>>(v: &'de Variant) -> Result<T, 
 /// [`EncodeErrorKind::Serde`](super::EncodeErrorKind::Serde).
 pub fn to_bytes<T: Serialize + ?Sized>(
     value: &T,
-    options: &super::EncodeOptions,
+    options: super::EncodeOptions,
 ) -> Result<Vec<u8>, super::EncodeError> {
     let v = to_variant(value).map_err(|e| {
         super::EncodeError::new(super::EncodeErrorKind::Serde(e.message)).with_path(e.path)
@@ -133,7 +133,7 @@ pub fn to_bytes<T: Serialize + ?Sized>(
 /// the path to the value that did not convert.
 pub fn from_bytes<T: de::DeserializeOwned>(
     bytes: &[u8],
-    options: &super::DecodeOptions,
+    options: super::DecodeOptions,
 ) -> Result<T, super::DecodeError> {
     let v = super::decode_exact(bytes, options)?;
     from_variant(&v).map_err(|e| {

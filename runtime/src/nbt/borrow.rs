@@ -1,6 +1,6 @@
 //! Zero-copy reading: NBT viewed in place over the input bytes.
 //!
-//! [`BorrowedNbt::read`] makes one validating pass over the input (every length, type id,
+//! [`BorrowedNbt::decode`] makes one validating pass over the input (every length, type id,
 //! string and the depth limit are checked, exactly as the owned reader checks them) and records
 //! a *tape* with one 12-byte entry per compound and per list of compounds or lists, in document
 //! order. Each entry knows where its bytes start and end and where its subtree ends on the tape,
@@ -12,10 +12,10 @@
 //!
 //! Two modes, decided by what a zero-copy reader is for:
 //!
-//! * [`BorrowedNbt::read`] / [`BorrowedNbt::read_all`] check string contents too (Modified
+//! * [`BorrowedNbt::decode`] / [`BorrowedNbt::decode_all`] check string contents too (Modified
 //!   UTF-8 for Java, UTF-8 for Bedrock), so they accept exactly what the owned reader accepts
 //!   (the sample, corruption and fuzz tests hold them to that).
-//! * [`BorrowedNbt::read_lazy`] / [`BorrowedNbt::read_all_lazy`] check everything *but* string
+//! * [`BorrowedNbt::decode_lazy`] / [`BorrowedNbt::decode_all_lazy`] check everything *but* string
 //!   contents, which stay raw slices until they are decoded. This is simdnbt's borrowed contract:
 //!   a file made of long strings (`servers.dat`: base64 icons) is read without touching them, in
 //!   time that depends on the number of tags, not bytes. A bad string shows up where it is used:
@@ -65,12 +65,12 @@ pub struct BorrowedNbt<'a> {
     tape: Vec<Entry>,
     /// The first root, kept inline (a single-root read then allocates only the tape).
     first: Root,
-    /// Further roots ([`BorrowedNbt::read_all`]).
+    /// Further roots ([`BorrowedNbt::decode_all`]).
     more: Vec<Root>,
     consumed: usize,
     /// The options it was read with (for [`BorrowedNbt::validate_strings`]).
     opts: ReadOptions,
-    /// Read with [`BorrowedNbt::read_all`] / [`BorrowedNbt::read_all_lazy`].
+    /// Read with [`BorrowedNbt::decode_all`] / [`BorrowedNbt::decode_all_lazy`].
     all: bool,
     /// String contents were checked during the read.
     checked: bool,
@@ -91,41 +91,41 @@ impl<'a> BorrowedNbt<'a> {
     /// bytes it took; the rest is left alone.
     ///
     /// Every check of the owned reader is applied, string contents included: this accepts
-    /// exactly the inputs [`read_root`](super::read_root) accepts.
-    pub fn read(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+    /// exactly the inputs [`decode`](super::decode) accepts.
+    pub fn decode(data: &'a [u8], opts: ReadOptions) -> Result<BorrowedNbt<'a>> {
         Self::build(data, opts, false, true)
     }
 
-    /// Reads roots back to back until the input ends (all checks, like [`read`](Self::read)).
-    pub fn read_all(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+    /// Reads roots back to back until the input ends (all checks, like [`decode`](Self::decode)).
+    pub fn decode_all(data: &'a [u8], opts: ReadOptions) -> Result<BorrowedNbt<'a>> {
         Self::build(data, opts, true, true)
     }
 
-    /// Reads one root like [`read`](Self::read) but leaves string *contents* unchecked (the
+    /// Reads one root like [`decode`](Self::decode) but leaves string *contents* unchecked (the
     /// structure, lengths, type ids and depth are checked as always): strings stay raw slices
     /// and are checked on demand ([`StrRef::check`]; [`StrRef::to_str`] returns `None` for
     /// malformed bytes), or all at once
     /// with [`validate_strings`](Self::validate_strings). This is the contract of simdnbt's
     /// borrowed reader, and the fastest way to look at a few fields of a large file.
-    pub fn read_lazy(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+    pub fn decode_lazy(data: &'a [u8], opts: ReadOptions) -> Result<BorrowedNbt<'a>> {
         Self::build(data, opts, false, false)
     }
 
-    /// [`read_all`](Self::read_all) with string contents left unchecked, as in
-    /// [`read_lazy`](Self::read_lazy).
-    pub fn read_all_lazy(data: &'a [u8], opts: &ReadOptions) -> Result<BorrowedNbt<'a>> {
+    /// [`decode_all`](Self::decode_all) with string contents left unchecked, as in
+    /// [`decode_lazy`](Self::decode_lazy).
+    pub fn decode_all_lazy(data: &'a [u8], opts: ReadOptions) -> Result<BorrowedNbt<'a>> {
         Self::build(data, opts, true, false)
     }
 
-    /// Checks every string as [`read`](Self::read) does; after `Ok`, a
-    /// [`read_lazy`](Self::read_lazy) document is one that [`read`](Self::read) would have
+    /// Checks every string as [`decode`](Self::decode) does; after `Ok`, a
+    /// [`decode_lazy`](Self::decode_lazy) document is one that [`decode`](Self::decode) would have
     /// accepted. The error is the owned reader's (offset and tag path of the first bad
-    /// string). Documents from [`read`](Self::read) pass at once.
+    /// string). Documents from [`decode`](Self::decode) pass at once.
     pub fn validate_strings(&self) -> Result<()> {
         if self.checked {
             return Ok(());
         }
-        Self::build(&self.data[..self.consumed], &self.opts, self.all, true).map(|_| ())
+        Self::build(&self.data[..self.consumed], self.opts, self.all, true).map(|_| ())
     }
 
     /// [`validate_strings`](Self::validate_strings), then
@@ -135,12 +135,7 @@ impl<'a> BorrowedNbt<'a> {
         Ok(self.to_owned_roots())
     }
 
-    fn build(
-        data: &'a [u8],
-        opts: &ReadOptions,
-        all: bool,
-        check: bool,
-    ) -> Result<BorrowedNbt<'a>> {
+    fn build(data: &'a [u8], opts: ReadOptions, all: bool, check: bool) -> Result<BorrowedNbt<'a>> {
         if data.len() >= u32::MAX as usize {
             return Err(NbtError::from(NbtErrorKind::InputTooLarge {
                 len: data.len(),
@@ -393,7 +388,7 @@ impl<'a> StrRef<'a> {
     }
 
     /// Checks the bytes as the owned reader does (Modified UTF-8 for Java, UTF-8 for Bedrock).
-    /// Always `Ok` for documents from [`BorrowedNbt::read`]; for [`BorrowedNbt::read_lazy`] this
+    /// Always `Ok` for documents from [`BorrowedNbt::decode`]; for [`BorrowedNbt::decode_lazy`] this
     /// is where a malformed string shows up, as [`NbtErrorKind::InvalidString`] with the input
     /// offset of the first bad byte.
     pub fn check(&self) -> Result<()> {
@@ -438,7 +433,7 @@ impl<'a> StrRef<'a> {
     }
 
     /// Copies into an owned [`NbtString`] (MUTF-8). Java bytes are copied as they are, even
-    /// malformed ones (possible after [`BorrowedNbt::read_lazy`]; they then write back
+    /// malformed ones (possible after [`BorrowedNbt::decode_lazy`]; they then write back
     /// byte-identical); malformed Bedrock UTF-8 is converted lossily (U+FFFD). Call
     /// [`check`](Self::check) first to refuse such strings.
     pub fn to_nbt_string(&self) -> NbtString {
@@ -865,7 +860,7 @@ fn ascii_at(d: &[u8], start: usize, len: usize) -> bool {
 }
 
 impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
-    fn run(data: &'a [u8], opts: &ReadOptions, all: bool) -> Result<BorrowedNbt<'a>> {
+    fn run(data: &'a [u8], opts: ReadOptions, all: bool) -> Result<BorrowedNbt<'a>> {
         let mut b = Builder::<F, CHECK> {
             d: data,
             p: 0,
@@ -895,18 +890,18 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
             first,
             more,
             consumed: b.p,
-            opts: opts.clone(),
+            opts,
             all,
             checked: CHECK,
         })
     }
 
     #[cold]
-    fn explain(data: &[u8], opts: &ReadOptions, all: bool) -> NbtError {
+    fn explain(data: &[u8], opts: ReadOptions, all: bool) -> NbtError {
         let r = if all {
-            super::read::read_roots(data, opts).map(|_| ())
+            super::read::decode_all(data, opts).map(|_| ())
         } else {
-            super::read::read_root(data, opts).map(|_| ())
+            super::read::decode(data, opts).map(|_| ())
         };
         r.err().unwrap_or(NbtError::from(NbtErrorKind::Unwritable {
             reason: "internal: zero-copy and owned readers disagree",

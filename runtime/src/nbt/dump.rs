@@ -752,10 +752,10 @@ fn object_to_compound(v: &Json, depth: usize) -> Got<Compound> {
 /// One root from its dump object `{name, type, value}`. An error is
 /// [`NbtErrorKind::DumpEntry`] with the tag path of the node that is wrong.
 pub fn root_from_json(j: &Json) -> Result<Nbt> {
-    read_root(j).map_err(|e| e.at_root(None))
+    decode(j).map_err(|e| e.at_root(None))
 }
 
-fn read_root(j: &Json) -> Got<Nbt> {
+fn decode(j: &Json) -> Got<Nbt> {
     let name = match member(j, "name")? {
         Json::Null => None,
         Json::String(u) => Some(NbtString::from_utf16(u)),
@@ -774,7 +774,7 @@ pub fn roots_from_json(j: &Json) -> Result<Vec<Nbt>> {
         Some(Json::Array(a)) => a
             .iter()
             .enumerate()
-            .map(|(i, r)| read_root(r).map_err(|e| e.at_root(Some(i))))
+            .map(|(i, r)| decode(r).map_err(|e| e.at_root(Some(i))))
             .collect(),
         Some(_) => Err(bad("\"roots\" must be an array").at_root(None)),
         None => Ok(vec![root_from_json(j)?]),

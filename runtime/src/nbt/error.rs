@@ -26,7 +26,7 @@ struct Inner {
 /// // after the type of its first entry, where the entry's name length should be.
 /// let bytes = [10, 0, 0, 10, 0, 5, b'L', b'e', b'v', b'e', b'l', 9, 0, 8, b'S', b'e', b'c',
 ///     b't', b'i', b'o', b'n', b's', 10, 0, 0, 0, 2, 0, 1];
-/// let e = nbt::read_root(&bytes, &ReadOptions::default()).unwrap_err();
+/// let e = nbt::decode(&bytes, ReadOptions::default()).unwrap_err();
 /// assert!(matches!(e.kind(), NbtErrorKind::UnexpectedEof { .. }));
 /// assert_eq!(e.offset(), Some(29));
 /// assert_eq!(e.path().to_string(), "Level.Sections[1]");
@@ -233,7 +233,7 @@ pub enum NbtErrorKind {
         limit: usize,
     },
     /// The tree being read would take more memory than the reader may use: a region file's
-    /// budget ([`RegionFile::parse_with_budget`](super::region::RegionFile::parse_with_budget))
+    /// budget ([`RegionFile::decode_with_budget`](super::region::RegionFile::decode_with_budget))
     /// counts the estimated memory of each chunk's tree as it is built, and stops the read here.
     #[error("the tree would take more than the {limit} bytes of memory it may use")]
     MemoryLimit {

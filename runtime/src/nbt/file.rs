@@ -1,5 +1,5 @@
 //! Whole NBT files: decompression, Bedrock's `level.dat` header, one or several roots, and
-//! trailing bytes, read with [`NbtFile::read`] and written back with [`NbtFile::to_bytes`].
+//! trailing bytes, read with [`NbtFile::decode`] and written back with [`NbtFile::encode`].
 
 use super::compress::{self, Compression};
 use super::error::{NbtError, NbtErrorKind, Result};
@@ -38,7 +38,7 @@ pub struct NbtFile {
 }
 
 /// How to read a file: [`ReadOptions`] plus file-level choices.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct FileOptions {
     /// Flavour, root form, limits.
     pub read: ReadOptions,
@@ -90,7 +90,7 @@ impl NbtFile {
     }
 
     /// Reads a file from its stored bytes.
-    pub fn read(raw: &[u8], opts: &FileOptions) -> Result<NbtFile> {
+    pub fn decode(raw: &[u8], opts: FileOptions) -> Result<NbtFile> {
         Self::read_counted(raw, opts, &mut 0, usize::MAX)
     }
 
@@ -102,7 +102,7 @@ impl NbtFile {
     /// for itself. Region files keep their whole-file budget with it.
     pub(crate) fn read_counted(
         raw: &[u8],
-        opts: &FileOptions,
+        opts: FileOptions,
         used: &mut usize,
         limit: usize,
     ) -> Result<NbtFile> {
@@ -133,7 +133,7 @@ impl NbtFile {
             limit: limit.saturating_sub(*used).min(opts.read.max_memory),
             used: 0,
         };
-        let result = Self::read_decompressed_within(data, opts, &mut tree);
+        let result = Self::decode_uncompressed_within(data, opts, &mut tree);
         *used = used.saturating_add(tree.used);
         match (result, decomp_err) {
             (Ok(mut f), _) => {
@@ -148,13 +148,13 @@ impl NbtFile {
     }
 
     /// Reads from already decompressed bytes.
-    pub fn read_decompressed(data: &[u8], opts: &FileOptions) -> Result<NbtFile> {
-        Self::read_decompressed_within(data, opts, &mut TreeBudget::of(&opts.read))
+    pub fn decode_uncompressed(data: &[u8], opts: FileOptions) -> Result<NbtFile> {
+        Self::decode_uncompressed_within(data, opts, &mut TreeBudget::of(opts.read))
     }
 
-    fn read_decompressed_within(
+    fn decode_uncompressed_within(
         data: &[u8],
-        opts: &FileOptions,
+        opts: FileOptions,
         tree: &mut TreeBudget,
     ) -> Result<NbtFile> {
         if data.len() > u32::MAX as usize {
@@ -175,7 +175,7 @@ impl NbtFile {
         } else {
             None
         };
-        let mut roots = vec![read_root_limited(&mut c, &opts.read, tree)?];
+        let mut roots = vec![read_root_limited(&mut c, opts.read, tree)?];
         if opts.all_roots {
             while c.remaining() > 0 {
                 // The roots' vector grows by doubling: three root values each, as lists are.
@@ -186,7 +186,7 @@ impl NbtFile {
                         c.pos,
                     ));
                 }
-                roots.push(read_root_limited(&mut c, &opts.read, tree)?);
+                roots.push(read_root_limited(&mut c, opts.read, tree)?);
             }
         }
         let trailing = c.remaining();
@@ -214,7 +214,7 @@ impl NbtFile {
     }
 
     /// The first root, mutable: change it and write the file back with
-    /// [`to_bytes`](Self::to_bytes) (same compression and header).
+    /// [`encode`](Self::encode) (same compression and header).
     pub fn root_mut(&mut self) -> Option<&mut Nbt> {
         self.roots.first_mut()
     }
@@ -244,14 +244,14 @@ impl NbtFile {
     }
 
     /// The uncompressed form: header (with the length recomputed) and roots.
-    pub fn to_uncompressed(&self) -> Result<Vec<u8>> {
+    pub fn encode_uncompressed(&self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.decompressed_size.max(64));
         if let Some(h) = self.header {
             out.extend_from_slice(&h.version.to_le_bytes());
             out.extend_from_slice(&[0; 4]);
         }
         for r in &self.roots {
-            r.write_to(&mut out, self.edition)?;
+            r.encode_into(&mut out, self.edition)?;
         }
         if self.header.is_some() {
             let len = u32::try_from(out.len() - 8)
@@ -261,9 +261,9 @@ impl NbtFile {
         Ok(out)
     }
 
-    /// The stored form: [`to_uncompressed`](Self::to_uncompressed) compressed as `self.compression`.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        compress::compress(&self.to_uncompressed()?, self.compression)
+    /// The stored form: [`encode_uncompressed`](Self::encode_uncompressed) compressed as `self.compression`.
+    pub fn encode(&self) -> Result<Vec<u8>> {
+        compress::compress(&self.encode_uncompressed()?, self.compression)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Minecraft's NBT format: Java and Bedrock flavours, SNBT, region files.
 //!
 //! * [`Tag`], [`List`], [`Compound`], [`Nbt`]: the owned tree; build it with [`nbt!`] or the
-//!   builders, read it with [`read_root`] / [`read_roots`], write it with [`Nbt::to_bytes`].
+//!   builders, read it with [`decode`] / [`decode_all`], write it with [`Nbt::encode`].
 //! * [`borrow`]: a zero-copy reader over the input bytes, for speed.
 //! * [`NbtFile`]: whole files with compression autodetect and Bedrock's `level.dat` header.
 //! * [`region`]: Anvil `.mca` region files.
@@ -41,11 +41,11 @@ pub use file::{BedrockHeader, FileOptions, NbtFile, has_bedrock_header};
 pub use flavor::Edition;
 pub use read::{
     DEFAULT_MAX_DECOMPRESSED, DEFAULT_MAX_DEPTH, DEFAULT_MAX_MEMORY, MAX_DEPTH_CAP, ReadOptions,
-    RootForm, read_exact, read_root, read_roots,
+    RootForm, decode, decode_all, decode_exact,
 };
 pub use tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 pub use view::{TagView, TagViewMut};
-pub use write::write_roots;
+pub use write::encode_all;
 
 #[doc(inline)]
 pub use crate::__nbt_compound as compound;

@@ -37,7 +37,7 @@ pub enum RootForm {
 }
 
 /// How to read NBT.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ReadOptions {
     /// Binary flavour.
     pub edition: Edition,
@@ -63,7 +63,7 @@ pub struct ReadOptions {
     /// UTF-8). The structure, lengths, type ids and depth are checked either way; Bedrock
     /// strings, which are converted from UTF-8, are always checked. The borrowed reader's
     /// counterpart is
-    /// [`BorrowedNbt::read_lazy`](super::borrow::BorrowedNbt::read_lazy).
+    /// [`BorrowedNbt::decode_lazy`](super::borrow::BorrowedNbt::decode_lazy).
     pub check_strings: bool,
 }
 
@@ -132,16 +132,16 @@ impl ReadOptions {
 }
 
 /// Reads one root from uncompressed bytes; returns it and the number of bytes it took.
-/// Bytes after the root are left alone (see [`read_roots`] and [`NbtErrorKind::TrailingBytes`]).
-pub fn read_root(data: &[u8], opts: &ReadOptions) -> Result<(Nbt, usize)> {
+/// Bytes after the root are left alone (see [`decode_all`] and [`NbtErrorKind::TrailingBytes`]).
+pub fn decode(data: &[u8], opts: ReadOptions) -> Result<(Nbt, usize)> {
     let mut c = Cur::new(data);
     let nbt = read_root_at(&mut c, opts)?;
     Ok((nbt, c.pos))
 }
 
 /// Reads exactly one root and fails with [`NbtErrorKind::TrailingBytes`] if bytes remain.
-pub fn read_exact(data: &[u8], opts: &ReadOptions) -> Result<Nbt> {
-    let (nbt, used) = read_root(data, opts)?;
+pub fn decode_exact(data: &[u8], opts: ReadOptions) -> Result<Nbt> {
+    let (nbt, used) = decode(data, opts)?;
     if used != data.len() {
         return Err(NbtError::at(
             NbtErrorKind::TrailingBytes {
@@ -154,7 +154,7 @@ pub fn read_exact(data: &[u8], opts: &ReadOptions) -> Result<Nbt> {
 }
 
 /// Reads roots back to back until the input ends.
-pub fn read_roots(data: &[u8], opts: &ReadOptions) -> Result<Vec<Nbt>> {
+pub fn decode_all(data: &[u8], opts: ReadOptions) -> Result<Vec<Nbt>> {
     let mut c = Cur::new(data);
     let mut out = Vec::new();
     // One budget for all the roots: they are all held.
@@ -165,7 +165,7 @@ pub fn read_roots(data: &[u8], opts: &ReadOptions) -> Result<Vec<Nbt>> {
     Ok(out)
 }
 
-pub(crate) fn read_root_at(c: &mut Cur, opts: &ReadOptions) -> Result<Nbt> {
+pub(crate) fn read_root_at(c: &mut Cur, opts: ReadOptions) -> Result<Nbt> {
     read_root_limited(c, opts, &mut TreeBudget::of(opts))
 }
 
@@ -181,7 +181,7 @@ pub(crate) struct TreeBudget {
 
 impl TreeBudget {
     /// The budget of one read with `opts` ([`ReadOptions::max_memory`]).
-    pub(crate) fn of(opts: &ReadOptions) -> TreeBudget {
+    pub(crate) fn of(opts: ReadOptions) -> TreeBudget {
         TreeBudget {
             limit: opts.max_memory,
             used: 0,
@@ -193,7 +193,7 @@ impl TreeBudget {
 /// when the read fails).
 pub(crate) fn read_root_limited(
     c: &mut Cur,
-    opts: &ReadOptions,
+    opts: ReadOptions,
     budget: &mut TreeBudget,
 ) -> Result<Nbt> {
     match opts.edition {
@@ -327,7 +327,7 @@ struct Reader<'c, 'a, F> {
 }
 
 impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
-    fn new(c: &'c mut Cur<'a>, opts: &ReadOptions, budget: &'c mut TreeBudget) -> Self {
+    fn new(c: &'c mut Cur<'a>, opts: ReadOptions, budget: &'c mut TreeBudget) -> Self {
         Reader {
             c,
             max_depth: opts.depth_limit(),

@@ -9,17 +9,17 @@
 //!
 //! Reading: a slot that cannot be read is reported with its [`ChunkStatus`] instead of failing
 //! the whole file, as Minecraft skips it. External chunks are read by [`RegionFile::open`] (or
-//! any loader given to [`RegionFile::parse_at`]).
+//! any loader given to [`RegionFile::decode_at`]).
 //!
 //! A region file and its folder are untrusted input. [`RegionFile::open`] reads an external
 //! chunk file only if it is a regular file in the region's own folder (no symbolic link, FIFO,
 //! socket or device) whose length fits the budget, checked before reading. One budget per file
-//! ([`DEFAULT_REGION_BUDGET`], or [`RegionFile::parse_with_budget`]) covers every byte kept,
+//! ([`DEFAULT_REGION_BUDGET`], or [`RegionFile::decode_with_budget`]) covers every byte kept,
 //! read or inflated and the estimated memory of every tree, failures included, so memory and
 //! time stay within it whatever the file says. A slot whose sectors are an earlier slot's is
 //! not read again.
 //!
-//! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::to_bytes),
+//! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::encode),
 //! [`save`](RegionFile::save)) keeps every chunk that was not changed byte-for-byte: its stored
 //! bytes are copied, not re-compressed (a chunk counts as changed once
 //! [`Chunk::nbt_mut`] or [`Chunk::set_nbt`] is called). Chunks are laid out from sector 2 in
@@ -50,8 +50,8 @@ const SECTOR: usize = 4096;
 /// Largest sector count of a slot (one byte); bigger chunks go to a `.mcc` file.
 const MAX_SECTORS: usize = 255;
 
-/// Default budget of [`RegionFile::parse_with`] and [`RegionFile::open`]: 512 MiB of memory
-/// for a whole region file (see [`RegionFile::parse_with_budget`] for what counts). A real
+/// Default budget of [`RegionFile::decode_with`] and [`RegionFile::open`]: 512 MiB of memory
+/// for a whole region file (see [`RegionFile::decode_with_budget`] for what counts). A real
 /// region's 1 024 chunks use some 100–300 MiB of it.
 pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
 
@@ -183,7 +183,7 @@ impl Chunk {
         if self.changed
             && let Some(f) = &self.nbt
         {
-            return Ok((id_of(f.compression), Cow::Owned(f.to_bytes()?)));
+            return Ok((id_of(f.compression), Cow::Owned(f.encode()?)));
         }
         let readable = match self.status {
             ChunkStatus::Ok | ChunkStatus::UnknownCompression | ChunkStatus::Invalid(_) => {
@@ -281,13 +281,13 @@ type Load<'a> = dyn FnMut(&str, usize, &mut usize) -> Loaded + 'a;
 impl RegionFile {
     /// Parses a region file with default NBT options (Java, limits on); external chunks are
     /// left unread ([`ChunkStatus::External`]).
-    pub fn parse(data: &[u8]) -> Result<RegionFile> {
-        RegionFile::parse_with(data, &FileOptions::default())
+    pub fn decode(data: &[u8]) -> Result<RegionFile> {
+        RegionFile::decode_with(data, FileOptions::default())
     }
 
     /// Parses a region file, decoding each chunk with `opts`, within [`DEFAULT_REGION_BUDGET`].
-    pub fn parse_with(data: &[u8], opts: &FileOptions) -> Result<RegionFile> {
-        RegionFile::parse_with_budget(data, opts, DEFAULT_REGION_BUDGET)
+    pub fn decode_with(data: &[u8], opts: FileOptions) -> Result<RegionFile> {
+        RegionFile::decode_with_budget(data, opts, DEFAULT_REGION_BUDGET)
     }
 
     /// Parses a region file, decoding each chunk with `opts` (whose `max_decompressed` limits
@@ -304,7 +304,7 @@ impl RegionFile {
     /// A slot whose sectors overlap those of an earlier slot (Minecraft never writes such a
     /// table) is not read: it gets [`ChunkStatus::Invalid`] naming that slot, so one chunk is
     /// never copied or decoded once per slot pointing at it.
-    pub fn parse_with_budget(data: &[u8], opts: &FileOptions, budget: usize) -> Result<RegionFile> {
+    pub fn decode_with_budget(data: &[u8], opts: FileOptions, budget: usize) -> Result<RegionFile> {
         RegionFile::parse_inner(data, (0, 0), opts, budget, &mut |_, _, _| Loaded::Missing)
     }
 
@@ -321,13 +321,13 @@ impl RegionFile {
     /// that length, and a file with more to read (one that grows) is refused. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
     /// ([`ChunkStatus::External`] when the file does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
-        RegionFile::open_with(path, &FileOptions::default(), DEFAULT_REGION_BUDGET)
+        RegionFile::open_with(path, FileOptions::default(), DEFAULT_REGION_BUDGET)
     }
 
     /// [`open`](Self::open) with options and a budget, which counts the region file's own
     /// bytes and the external files read besides what
-    /// [`parse_with_budget`](Self::parse_with_budget) counts.
-    pub fn open_with(path: &Path, opts: &FileOptions, budget: usize) -> Result<RegionFile> {
+    /// [`decode_with_budget`](Self::decode_with_budget) counts.
+    pub fn open_with(path: &Path, opts: FileOptions, budget: usize) -> Result<RegionFile> {
         let data = fsx::read_regular(path, budget)?;
         let pos = path
             .file_name()
@@ -353,12 +353,12 @@ impl RegionFile {
     /// Parses a region file at region position `pos`, reading external chunks through
     /// `external` (skipped, [`ChunkStatus::External`], without one or when it says
     /// [`NotFound`](std::io::ErrorKind::NotFound); [`ChunkStatus::Invalid`] with its error
-    /// otherwise); see [`parse_with_budget`](Self::parse_with_budget) for `budget`, which the
+    /// otherwise); see [`decode_with_budget`](Self::decode_with_budget) for `budget`, which the
     /// bytes `external` returns count against too (it is given what is left as its limit).
-    pub fn parse_at(
+    pub fn decode_at(
         data: &[u8],
         pos: (i32, i32),
-        opts: &FileOptions,
+        opts: FileOptions,
         budget: usize,
         external: Option<&mut ExternalLoader<'_>>,
     ) -> Result<RegionFile> {
@@ -389,7 +389,7 @@ impl RegionFile {
     fn parse_inner(
         data: &[u8],
         pos: (i32, i32),
-        opts: &FileOptions,
+        opts: FileOptions,
         budget: usize,
         load: &mut Load<'_>,
     ) -> Result<RegionFile> {
@@ -508,9 +508,9 @@ impl RegionFile {
                 chunks.push(ch);
                 continue;
             }
-            let mut o = opts.clone();
+            let mut o = opts;
             o.compression = Some(c);
-            match NbtFile::read_counted(&ch.payload, &o, &mut used, budget) {
+            match NbtFile::read_counted(&ch.payload, o, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
                 Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
             }
@@ -620,7 +620,7 @@ impl RegionFile {
 
     /// The region file alone; an error if a chunk has to be external (then use
     /// [`to_parts`](Self::to_parts) or [`save`](Self::save)).
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+    pub fn encode(&self) -> Result<Vec<u8>> {
         let parts = self.to_parts()?;
         if let Some((name, _)) = parts.external.first() {
             return Err(NbtError::from(NbtErrorKind::Region(format!(

@@ -30,7 +30,7 @@ use serde::{Deserialize, Deserializer, Serializer};
 
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::Edition;
-use super::read::{ReadOptions, read_root};
+use super::read::{ReadOptions, decode};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
 use super::view::TagView;
 
@@ -132,12 +132,12 @@ pub fn from_view<'de, T: Deserialize<'de>>(view: TagView<'de>) -> Result<T> {
 /// Serialises a value as a named root (name `""`) in `edition`. The value must serialise to a
 /// compound (a struct or map).
 pub fn to_bytes<T: Serialize + ?Sized>(value: &T, edition: Edition) -> Result<Vec<u8>> {
-    Nbt::named("", to_tag(value)?).to_bytes(edition)
+    Nbt::named("", to_tag(value)?).encode(edition)
 }
 
 /// Deserialises a value from one root of uncompressed binary NBT (the root name is ignored).
-pub fn from_bytes<T: DeserializeOwned>(data: &[u8], opts: &ReadOptions) -> Result<T> {
-    let (nbt, _) = read_root(data, opts)?;
+pub fn from_bytes<T: DeserializeOwned>(data: &[u8], opts: ReadOptions) -> Result<T> {
+    let (nbt, _) = decode(data, opts)?;
     from_tag(&nbt.tag)
 }
 

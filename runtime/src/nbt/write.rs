@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 impl Nbt {
     /// Appends this root in `edition` to `out`: named form if it has a name, nameless otherwise.
-    pub fn write_to(&self, out: &mut Vec<u8>, edition: Edition) -> Result<()> {
+    pub fn encode_into(&self, out: &mut Vec<u8>, edition: Edition) -> Result<()> {
         match edition {
             Edition::Java => write_root::<JavaFlavor>(self, out),
             Edition::Bedrock => write_root::<BedrockFlavor>(self, out),
@@ -24,18 +24,18 @@ impl Nbt {
     }
 
     /// This root in `edition` as a new buffer.
-    pub fn to_bytes(&self, edition: Edition) -> Result<Vec<u8>> {
+    pub fn encode(&self, edition: Edition) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(256);
-        self.write_to(&mut out, edition)?;
+        self.encode_into(&mut out, edition)?;
         Ok(out)
     }
 }
 
 /// Writes several roots back to back.
-pub fn write_roots(roots: &[Nbt], edition: Edition) -> Result<Vec<u8>> {
+pub fn encode_all(roots: &[Nbt], edition: Edition) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     for r in roots {
-        r.write_to(&mut out, edition)?;
+        r.encode_into(&mut out, edition)?;
     }
     Ok(out)
 }

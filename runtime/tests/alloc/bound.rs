@@ -186,7 +186,7 @@ fn godot() {
                 let o = DecodeOptions::new(version).allow_objects(allow);
                 let name = format!("{case} ({version:?}, objects {allow})");
                 bounded("godot", &name, b.len(), GODOT_MULTIPLE, || {
-                    let _ = decode(b, &o);
+                    let _ = decode(b, o);
                 });
             }
         }
@@ -200,7 +200,7 @@ const NBT_MULTIPLE: usize = 64;
 fn nbt() {
     let _serial = serial();
     use def_runtime::nbt::borrow::BorrowedNbt;
-    use def_runtime::nbt::{Edition, ReadOptions, read_root};
+    use def_runtime::nbt::{Edition, ReadOptions, decode};
     let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
     for elem in [1u8, 3, 4, 8, 9, 10] {
         cases.push((
@@ -237,7 +237,7 @@ fn nbt() {
                 b.len(),
                 NBT_MULTIPLE,
                 || {
-                    let _ = read_root(b, &o);
+                    let _ = decode(b, o);
                 },
             );
             bounded(
@@ -246,7 +246,7 @@ fn nbt() {
                 b.len(),
                 NBT_MULTIPLE,
                 || {
-                    let _ = BorrowedNbt::read(b, &o);
+                    let _ = BorrowedNbt::decode(b, o);
                 },
             );
         }
@@ -277,7 +277,7 @@ fn nbt_decompression_stops_at_the_limit() {
             limit,
             1,
             || {
-                let _ = NbtFile::read(&bomb, &o);
+                let _ = NbtFile::decode(&bomb, o);
             },
         );
     }

@@ -13,7 +13,7 @@ fn peak_during_decode(input: &[u8]) -> usize {
     for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
             let opts = DecodeOptions::new(version).allow_objects(allow);
-            let peak = counting::measure(|| drop(decode(input, &opts))).peak;
+            let peak = counting::measure(|| drop(decode(input, opts))).peak;
             worst = worst.max(peak);
         }
     }

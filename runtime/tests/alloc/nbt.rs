@@ -6,7 +6,7 @@ use crate::counting;
 
 use counting::serial;
 use def_runtime::nbt::borrow::BorrowedNbt;
-use def_runtime::nbt::{Edition, ReadOptions, read_root};
+use def_runtime::nbt::{Edition, ReadOptions, decode};
 
 /// Peak extra bytes allocated while running `f`.
 fn peak_during(f: impl FnOnce()) -> usize {
@@ -44,8 +44,8 @@ fn hostile_lengths_allocate_little() {
         for ed in [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork] {
             let o = ReadOptions::new(ed);
             let peak = peak_during(|| {
-                let _ = read_root(&data, &o);
-                let _ = BorrowedNbt::read(&data, &o);
+                let _ = decode(&data, o);
+                let _ = BorrowedNbt::decode(&data, o);
             });
             assert!(
                 peak <= 64 * data.len() + (64 << 10),
@@ -69,10 +69,10 @@ fn valid_input_allocates_a_small_multiple() {
     data.push(0);
     let o = ReadOptions::default();
     let owned = peak_during(|| {
-        let _ = read_root(&data, &o).unwrap();
+        let _ = decode(&data, o).unwrap();
     });
     let borrowed = peak_during(|| {
-        let _ = BorrowedNbt::read(&data, &o).unwrap();
+        let _ = BorrowedNbt::decode(&data, o).unwrap();
     });
     assert!(
         owned <= 16 * data.len(),
@@ -104,7 +104,7 @@ fn a_plain_file_cannot_build_a_tree_past_its_memory_limit() {
     let limit = 4 << 20;
     let o = ReadOptions::default().max_memory(limit);
     let mut err = None;
-    let peak = peak_during(|| err = read_root(&data, &o).err());
+    let peak = peak_during(|| err = decode(&data, o).err());
     match err.as_ref().map(|e| (e.kind(), e.path())) {
         Some((def_runtime::nbt::NbtErrorKind::MemoryLimit { limit: l }, path)) => {
             assert_eq!(*l, limit);
@@ -119,7 +119,7 @@ fn a_plain_file_cannot_build_a_tree_past_its_memory_limit() {
 
     // The default (1 GiB) reads ordinary data, and the same list when it is small.
     assert_eq!(def_runtime::nbt::DEFAULT_MAX_MEMORY, 1 << 30);
-    let (small, _) = read_root(&empty_compounds(1000), &ReadOptions::default()).unwrap();
+    let (small, _) = decode(&empty_compounds(1000), ReadOptions::default()).unwrap();
     let list = small.get_path("l").unwrap();
     assert_eq!(list.as_list().map(|l| l.len()), Some(1000));
 }
@@ -241,7 +241,7 @@ fn a_region_chunk_near_its_limit_holds_its_bytes_and_its_tree() {
     };
     let mut ok = false;
     let peak = peak_during(|| {
-        let r = RegionFile::parse_with_budget(&file, &opts, 64 << 20).unwrap();
+        let r = RegionFile::decode_with_budget(&file, opts, 64 << 20).unwrap();
         ok = r.chunks[0].nbt().is_some();
     });
     assert!(ok);

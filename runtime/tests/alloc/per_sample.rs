@@ -111,13 +111,13 @@ fn allocations_per_parse_of_each_sample() {
             .sum::<usize>()
             + 1;
         let mut file = None;
-        let owned = counting::measure(|| file = Some(NbtFile::read(&plain, &opts).unwrap()));
+        let owned = counting::measure(|| file = Some(NbtFile::decode(&plain, opts).unwrap()));
         let body = &plain[if file.unwrap().header.is_some() { 8 } else { 0 }..];
         let borrowed = counting::measure(|| {
             let b = if opts.all_roots {
-                BorrowedNbt::read_all(body, &opts.read)
+                BorrowedNbt::decode_all(body, opts.read)
             } else {
-                BorrowedNbt::read(body, &opts.read)
+                BorrowedNbt::decode(body, opts.read)
             };
             drop(b.unwrap());
         });

@@ -253,11 +253,7 @@ fn an_external_file_over_the_budget_is_refused_before_it_is_read() {
     let budget = 1 << 20;
     let mut r = None;
     let used = counting::measure(|| {
-        r = Some(RegionFile::open_with(
-            &path,
-            &FileOptions::default(),
-            budget,
-        ))
+        r = Some(RegionFile::open_with(&path, FileOptions::default(), budget))
     });
     let r = r.unwrap().unwrap();
     let m = invalid_message(&r.chunks[0].status);
@@ -309,11 +305,7 @@ fn external_files_read_count_against_one_budget() {
     let budget = region_len + (2 << 20);
     let mut r = None;
     let used = counting::measure(|| {
-        r = Some(RegionFile::open_with(
-            &path,
-            &FileOptions::default(),
-            budget,
-        ))
+        r = Some(RegionFile::open_with(&path, FileOptions::default(), budget))
     });
     let r = r.unwrap().unwrap();
     let read: Vec<_> = r.chunks.iter().filter(|c| !c.payload.is_empty()).collect();
@@ -348,7 +340,7 @@ fn slots_sharing_one_big_chunk_read_it_once() {
     let file = shared_region(2, &body);
     assert_eq!(file.len(), 257 * 4096);
     let mut r = None;
-    let used = counting::measure(|| r = Some(RegionFile::parse(&file).unwrap()));
+    let used = counting::measure(|| r = Some(RegionFile::decode(&file).unwrap()));
     let r = r.unwrap();
     assert_eq!(r.chunks.len(), 1024);
     assert!(matches!(r.chunks[0].status, ChunkStatus::Invalid(_)));
@@ -373,7 +365,7 @@ fn slots_sharing_one_big_chunk_read_it_once() {
 
     // A valid chunk shared by every slot decodes once, for the first slot.
     let file = shared_region(2, &zlib(&small_nbt()));
-    let r = RegionFile::parse(&file).unwrap();
+    let r = RegionFile::decode(&file).unwrap();
     assert_eq!(r.chunks[0].status, ChunkStatus::Ok);
     assert_eq!(
         r.chunks.iter().filter(|c| c.nbt().is_some()).count(),
@@ -412,7 +404,7 @@ fn tree_memory_counts_against_the_budget() {
         let file = region_of(&[(2, zlib(&nbt))]);
         let mut r = None;
         let used = counting::measure(|| {
-            r = Some(RegionFile::parse_with_budget(&file, &FileOptions::default(), budget).unwrap())
+            r = Some(RegionFile::decode_with_budget(&file, FileOptions::default(), budget).unwrap())
         });
         let r = r.unwrap();
         // 4 MiB of input would make 100–200 MiB of tree: the read stops at the budget.
@@ -430,7 +422,7 @@ fn tree_memory_counts_against_the_budget() {
 fn peak_at(file: &[u8], budget: usize) -> (usize, usize) {
     let mut ok = 0;
     let used = counting::measure(|| {
-        let r = RegionFile::parse_with_budget(file, &FileOptions::default(), budget).unwrap();
+        let r = RegionFile::decode_with_budget(file, FileOptions::default(), budget).unwrap();
         ok = r.chunks.iter().filter(|c| c.nbt().is_some()).count();
     });
     (used.peak, ok)

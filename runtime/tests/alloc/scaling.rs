@@ -230,9 +230,9 @@ fn godot_dictionaries_decode_in_linear_time() {
         }
         for version in versions {
             let encode =
-                |v: Variant| godot::encode(&v, &EncodeOptions::new(version)).expect("encodes");
+                |v: Variant| godot::encode(&v, EncodeOptions::new(version)).expect("encodes");
             let decode = |bytes: &Vec<u8>| {
-                godot::decode(bytes, &DecodeOptions::new(version))
+                godot::decode(bytes, DecodeOptions::new(version))
                     .expect("decodes")
                     .0
             };
@@ -309,9 +309,9 @@ fn godot_keys_equal_as_the_engine_says_collapse_through_the_hash() {
         let nan_pool = Variant::PackedFloat32Array(vec![f32::NAN]);
         entries.push((nan_pool.clone(), Variant::Int(3)));
         entries.push((nan_pool, Variant::Int(4)));
-        let bytes = godot::encode(&Variant::dictionary(entries), &EncodeOptions::new(version))
+        let bytes = godot::encode(&Variant::dictionary(entries), EncodeOptions::new(version))
             .expect("encodes");
-        let (v, _) = godot::decode(&bytes, &DecodeOptions::new(version)).expect("decodes");
+        let (v, _) = godot::decode(&bytes, DecodeOptions::new(version)).expect("decodes");
         let Variant::Dictionary(d) = v else {
             panic!("a dictionary")
         };
@@ -331,7 +331,7 @@ fn godot_keys_equal_as_the_engine_says_collapse_through_the_hash() {
 fn nbt_and_snbt_compounds() {
     let _s = counting::serial();
     let read = |b: &Vec<u8>| {
-        def_runtime::nbt::NbtFile::read(b, &FileOptions::default()).expect("reads");
+        def_runtime::nbt::NbtFile::decode(b, FileOptions::default()).expect("reads");
     };
     // Baseline: a list of as many strings (one allocation each, as a compound's names).
     scaling::assert_linear_like(
@@ -456,7 +456,7 @@ fn region_slots_sharing_an_lz4_chunk_that_claims_64_mib() {
         ("copies", region_copies(4, &body)),
     ] {
         let mut region = None;
-        let used = counting::measure(|| region = Some(RegionFile::parse(&file).expect("parses")));
+        let used = counting::measure(|| region = Some(RegionFile::decode(&file).expect("parses")));
         let region = region.expect("parsed");
         assert_eq!(region.chunks.len(), 1024);
         for ch in &region.chunks {
@@ -493,7 +493,7 @@ fn region_slots_holding_copies_of_a_zlib_bomb_stop_at_the_file_budget() {
     let mut region = None;
     let used = counting::measure(|| {
         region = Some(
-            RegionFile::parse_with_budget(&file, &FileOptions::default(), budget).expect("parses"),
+            RegionFile::decode_with_budget(&file, FileOptions::default(), budget).expect("parses"),
         )
     });
     let region = region.expect("parsed");
@@ -523,7 +523,7 @@ fn dumping_a_large_array_streams_its_text() {
     let file = gz.finish().expect("compresses");
     let mut text_len = 0;
     let used = counting::measure(|| {
-        let f = def_runtime::nbt::NbtFile::read(&file, &FileOptions::default()).expect("reads");
+        let f = def_runtime::nbt::NbtFile::decode(&file, FileOptions::default()).expect("reads");
         let mut sink = Counter(0);
         def_runtime::nbt::dump::write_file_json(&f, false, &mut sink).expect("writes");
         text_len = sink.0;
@@ -537,7 +537,7 @@ fn dumping_a_large_array_streams_its_text() {
     );
     assert_eq!(
         def_runtime::nbt::dump::file_to_json(
-            &def_runtime::nbt::NbtFile::read(&file, &FileOptions::default()).expect("reads"),
+            &def_runtime::nbt::NbtFile::decode(&file, FileOptions::default()).expect("reads"),
             false
         )
         .len(),
@@ -565,8 +565,8 @@ fn godot_typed_json_streams_within_a_small_multiple() {
     let _s = counting::serial();
     // 200 000 Nils in an Array: 800 kB of wire.
     let v = Variant::array(vec![Variant::Nil; 200_000]);
-    let wire = godot::encode(&v, &EncodeOptions::new(Version::GODOT_4_4)).expect("encodes");
-    let (v, _) = godot::decode(&wire, &DecodeOptions::new(Version::GODOT_4_4)).expect("decodes");
+    let wire = godot::encode(&v, EncodeOptions::new(Version::GODOT_4_4)).expect("encodes");
+    let (v, _) = godot::decode(&wire, DecodeOptions::new(Version::GODOT_4_4)).expect("decodes");
     let tree = counting::measure(|| drop(to_json(&v)));
     let mut sink = Counter(0);
     let streamed = counting::measure(|| {

@@ -10,11 +10,11 @@ use def_runtime::godot::json::{from_json_str, to_json};
 use def_runtime::godot::*;
 
 fn d3(h: &str) -> Result<(Variant, usize), DecodeError> {
-    decode(&unhex(h), &DecodeOptions::new(Version::Godot3))
+    decode(&unhex(h), DecodeOptions::new(Version::Godot3))
 }
 
 fn d4(h: &str) -> Result<(Variant, usize), DecodeError> {
-    decode(&unhex(h), &DecodeOptions::new(Version::GODOT_4_4))
+    decode(&unhex(h), DecodeOptions::new(Version::GODOT_4_4))
 }
 
 fn refused(r: Result<(Variant, usize), DecodeError>) -> DecodeError {
@@ -138,7 +138,7 @@ fn string_checks() {
         Variant::String(GString::from_code_points([0xD800]).unwrap())
     );
     assert_eq!(
-        encode(&surrogate, &EncodeOptions::new(Version::Godot3)).unwrap(),
+        encode(&surrogate, EncodeOptions::new(Version::Godot3)).unwrap(),
         unhex("04000000 03000000 eda08000")
     );
     assert_eq!(
@@ -200,11 +200,11 @@ fn object_checks() {
     ));
     let allow = DecodeOptions::new(Version::Godot3).allow_objects(true);
     assert_eq!(
-        decode(&unhex("11000000 00000000"), &allow).unwrap().0,
+        decode(&unhex("11000000 00000000"), allow).unwrap().0,
         Variant::Object(Object::Null)
     );
     assert!(matches!(
-        decode(&unhex("11000000 01000000 41000000"), &allow)
+        decode(&unhex("11000000 01000000 41000000"), allow)
             .unwrap_err()
             .kind(),
         DecodeErrorKind::Truncated {
@@ -214,10 +214,10 @@ fn object_checks() {
     ));
     let mut only_reference = allow;
     only_reference.class_check = Some(|c| c == "Reference");
-    assert!(decode(&unhex(full), &only_reference).is_ok());
+    assert!(decode(&unhex(full), only_reference).is_ok());
     let e = decode(
         &unhex("11000000 01000000 41000000 00000000"),
-        &only_reference,
+        only_reference,
     )
     .unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::ClassUnavailable { .. }));
@@ -236,10 +236,10 @@ fn object_checks() {
     let obj4 = |script: &str| {
         format!("18000000 01000000 41000000 01000000 06000000 73637269 70740000 {script}")
     };
-    assert!(decode(&unhex(&obj4("00000000")), &allow4).is_ok());
+    assert!(decode(&unhex(&obj4("00000000")), allow4).is_ok());
     let good = format!("04000000 08000000 {}", hex(b"res://ab"));
-    assert!(decode(&unhex(&obj4(&good)), &allow4).is_ok());
-    let e = decode(&unhex(&obj4("02000000 07000000")), &allow4).unwrap_err();
+    assert!(decode(&unhex(&obj4(&good)), allow4).is_ok());
+    let e = decode(&unhex(&obj4("02000000 07000000")), allow4).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::InvalidScript { .. }));
     assert_eq!(e.path().to_string(), "script");
 }
@@ -351,7 +351,7 @@ fn godot4_specifics() {
         element_type: ContainerType::Script("res://enemy.gd".into()),
         items: vec![],
     }));
-    let as_id = encode(&script, &enc4).unwrap();
+    let as_id = encode(&script, enc4).unwrap();
     assert_eq!(hex(&as_id[..4]), "1c000200");
     assert_eq!(
         d4(&hex(&as_id)).unwrap().0,
@@ -360,13 +360,13 @@ fn godot4_specifics() {
             items: vec![]
         }))
     );
-    let full = encode(&script, &enc4.full_objects(true)).unwrap();
+    let full = encode(&script, enc4.full_objects(true)).unwrap();
     assert_eq!(hex(&full[..4]), "1c000300");
     let allow4 = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
-    assert_eq!(decode(&full, &allow4).unwrap().0, script);
+    assert_eq!(decode(&full, allow4).unwrap().0, script);
     let bad_path = "1c000300 05000000 612e676400000000 00000000";
     assert!(matches!(
-        decode(&unhex(bad_path), &allow4).unwrap_err().kind(),
+        decode(&unhex(bad_path), allow4).unwrap_err().kind(),
         DecodeErrorKind::InvalidScriptPath { .. }
     ));
     // A Dictionary typed on one side only.
@@ -375,56 +375,56 @@ fn godot4_specifics() {
         value_type: ContainerType::Untyped,
         entries: vec![],
     }));
-    assert_eq!(hex(&encode(&d, &enc4).unwrap()), "1b0001000200000000000000");
+    assert_eq!(hex(&encode(&d, enc4).unwrap()), "1b0001000200000000000000");
     // Double precision: FLAG_64 and f64 components, never for Color.
     let v = Variant::Vector3(Vector3 {
         x: 0.1,
         y: 0.2,
         z: 0.3,
     });
-    let b = encode(&v, &enc4.double_precision(true)).unwrap();
+    let b = encode(&v, enc4.double_precision(true)).unwrap();
     assert_eq!(hex(&b[..4]), "09000100");
     assert_eq!(b.len(), 28);
     assert_eq!(d4(&hex(&b)).unwrap().0, v);
     let c = encode(
         &Variant::Color(Color::default()),
-        &enc4.double_precision(true),
+        enc4.double_precision(true),
     )
     .unwrap();
     assert_eq!(hex(&c[..4]), "14000000");
     assert!(
         encode(
             &v,
-            &EncodeOptions::new(Version::Godot3).double_precision(true)
+            EncodeOptions::new(Version::Godot3).double_precision(true)
         )
         .is_err()
     );
     // RID, Callable, Signal; StringName.
     assert_eq!(
-        hex(&encode(&Variant::Rid(7), &enc4).unwrap()),
+        hex(&encode(&Variant::Rid(7), enc4).unwrap()),
         "170000000700000000000000"
     );
     assert_eq!(
-        hex(&encode(&Variant::Rid(7), &EncodeOptions::new(Version::Godot3)).unwrap()),
+        hex(&encode(&Variant::Rid(7), EncodeOptions::new(Version::Godot3)).unwrap()),
         "10000000"
     );
-    assert_eq!(hex(&encode(&Variant::Callable, &enc4).unwrap()), "19000000");
+    assert_eq!(hex(&encode(&Variant::Callable, enc4).unwrap()), "19000000");
     let sig = Variant::Signal(Box::new(Signal {
         name: "hit".into(),
         object: 9,
     }));
     assert_eq!(
-        hex(&encode(&sig, &enc4).unwrap()),
+        hex(&encode(&sig, enc4).unwrap()),
         "1a000000030000006869740009000000 00000000".replace(' ', "")
     );
     assert_eq!(
-        hex(&encode(&Variant::StringName("ab".into()), &enc4).unwrap()),
+        hex(&encode(&Variant::StringName("ab".into()), enc4).unwrap()),
         "150000000200000061620000"
     );
     // Godot 4-only types are refused for Godot 3, with their path.
     let e = encode(
         &Variant::array(vec![Variant::Nil, Variant::Callable]),
-        &EncodeOptions::new(Version::Godot3),
+        EncodeOptions::new(Version::Godot3),
     )
     .unwrap_err();
     assert!(matches!(e.kind(), EncodeErrorKind::TypeNotInVersion { .. }));
@@ -435,10 +435,10 @@ fn godot4_specifics() {
 fn strict_decoding_reports_trailing_bytes() {
     let opts = DecodeOptions::new(Version::Godot3);
     assert_eq!(
-        decode(&unhex("02000000 2a000000 ffff"), &opts).unwrap(),
+        decode(&unhex("02000000 2a000000 ffff"), opts).unwrap(),
         (Variant::Int(42), 8)
     );
-    let e = decode_exact(&unhex("02000000 2a000000 ffff"), &opts).unwrap_err();
+    let e = decode_exact(&unhex("02000000 2a000000 ffff"), opts).unwrap_err();
     assert!(matches!(
         e.kind(),
         DecodeErrorKind::TrailingBytes {

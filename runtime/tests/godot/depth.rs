@@ -89,11 +89,11 @@ fn deep_cases() -> Vec<(&'static str, Vec<u8>, DecodeOptions, EncodeOptions)> {
 fn engine_depth_survives_bytes_json_and_text() {
     on_small_stack(|| {
         for (name, bytes, dopts, eopts) in deep_cases() {
-            let v = decode_exact(&bytes, &dopts).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let v = decode_exact(&bytes, dopts).unwrap_or_else(|e| panic!("{name}: {e}"));
             // One level more is refused, as the engine does (checked in godot_props).
             let tree = to_json(&v);
             let back = from_json(&tree).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(encode(&back, &eopts).unwrap(), bytes, "{name}: JSON tree");
+            assert_eq!(encode(&back, eopts).unwrap(), bytes, "{name}: JSON tree");
             // serde_json's tree drops recursively: see `to_json_trees_drop_on_a_default_thread`.
             std::mem::forget(tree);
             let mut texts = vec![serde_json::to_string(&Typed(&v)).unwrap()];
@@ -103,7 +103,7 @@ fn engine_depth_survives_bytes_json_and_text() {
             }
             for text in texts {
                 let back = from_json_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-                assert_eq!(encode(&back, &eopts).unwrap(), bytes, "{name}: JSON text");
+                assert_eq!(encode(&back, eopts).unwrap(), bytes, "{name}: JSON text");
             }
         }
     });
@@ -117,7 +117,7 @@ fn to_json_trees_drop_on_a_default_thread() {
         .stack_size(2 << 20)
         .spawn(|| {
             for (_, bytes, dopts, _) in deep_cases() {
-                let v = decode_exact(&bytes, &dopts).unwrap();
+                let v = decode_exact(&bytes, dopts).unwrap();
                 drop(to_json(&v));
             }
         })
@@ -134,14 +134,14 @@ struct Nest(Vec<Nest>);
 fn engine_depth_survives_serde() {
     on_small_stack(|| {
         let bytes = deep_arrays_g3();
-        let v = decode_exact(&bytes, &DecodeOptions::new(Version::Godot3)).unwrap();
+        let v = decode_exact(&bytes, DecodeOptions::new(Version::Godot3)).unwrap();
         // A Variant through serde is itself.
         assert_eq!(to_variant(&v).unwrap(), v);
         assert_eq!(from_variant::<Variant>(&v).unwrap(), v);
         let nest: Nest = from_variant(&v).unwrap();
         let again = to_variant(&nest).unwrap();
         assert_eq!(
-            encode(&again, &EncodeOptions::new(Version::Godot3)).unwrap(),
+            encode(&again, EncodeOptions::new(Version::Godot3)).unwrap(),
             bytes
         );
     });

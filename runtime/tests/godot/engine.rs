@@ -733,17 +733,17 @@ fn differential_against_godot3_engine() {
     let enc = EncodeOptions::new(Version::Godot3);
     let mut inputs: Vec<(String, Vec<u8>, bool)> = Vec::new();
     for (name, v) in our_values() {
-        inputs.push((format!("ours:{name}"), encode(&v, &enc).unwrap(), false));
+        inputs.push((format!("ours:{name}"), encode(&v, enc).unwrap(), false));
     }
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for i in 0..300 {
         let v = rng.value(3);
-        inputs.push((format!("random:{i}"), encode(&v, &enc).unwrap(), false));
+        inputs.push((format!("random:{i}"), encode(&v, enc).unwrap(), false));
     }
     for (name, v) in our_objects() {
         inputs.push((
             format!("ours:{name}"),
-            encode(&v, &enc.full_objects(true)).unwrap(),
+            encode(&v, enc.full_objects(true)).unwrap(),
             true,
         ));
     }
@@ -788,7 +788,7 @@ fn differential_against_godot3_engine() {
         let expected = described(&rec["desc"]);
         let bytes = unhex(rec["hex"].as_str().unwrap());
         let full = unhex(rec["hex_full"].as_str().unwrap());
-        match decode(&bytes, &g3(false)) {
+        match decode(&bytes, g3(false)) {
             Ok((got, used)) => {
                 let ok = if has_object(&expected) {
                     as_ids(&normalize(&got)) == as_ids(&expected)
@@ -800,7 +800,7 @@ fn differential_against_godot3_engine() {
                         "A {name}: decoded {got:?} ({used} bytes), engine described {expected:?}"
                     ));
                 }
-                let again = encode(&got, &enc).unwrap();
+                let again = encode(&got, enc).unwrap();
                 if !same_bytes(&again, &bytes, &got) {
                     failures.push(format!(
                         "A {name}: re-encoded {} != engine {}",
@@ -809,7 +809,7 @@ fn differential_against_godot3_engine() {
                     ));
                 }
                 failures.extend(
-                    other_paths(&got, &enc, &again)
+                    other_paths(&got, enc, &again)
                         .into_iter()
                         .map(|f| format!("A {name}: {f}")),
                 );
@@ -819,14 +819,14 @@ fn differential_against_godot3_engine() {
                 hex(&bytes)
             )),
         }
-        match decode(&full, &g3(true)) {
+        match decode(&full, g3(true)) {
             Ok((got, _)) => {
                 if normalize(&got) != expected {
                     failures.push(format!(
                         "A {name} (full): decoded {got:?}, engine described {expected:?}"
                     ));
                 }
-                let again = encode(&got, &enc.full_objects(true)).unwrap();
+                let again = encode(&got, enc.full_objects(true)).unwrap();
                 if !same_bytes(&again, &full, &got) {
                     failures.push(format!(
                         "A {name} (full): re-encoded {} != engine {}",
@@ -835,7 +835,7 @@ fn differential_against_godot3_engine() {
                     ));
                 }
                 failures.extend(
-                    other_paths(&got, &enc.full_objects(true), &again)
+                    other_paths(&got, enc.full_objects(true), &again)
                         .into_iter()
                         .map(|f| format!("A {name} (full): {f}")),
                 );
@@ -864,7 +864,7 @@ fn differential_against_godot3_engine() {
             described(&rec["desc"])
         };
         let engine_reencode = unhex(rec["reencode"].as_str().unwrap());
-        match decode(bytes, &g3(*allow)) {
+        match decode(bytes, g3(*allow)) {
             Ok((ours, _)) => {
                 let ours_n = normalize(&ours);
                 // Strings keep every code point the engine keeps (surrogates, above U+10FFFF).
@@ -873,11 +873,11 @@ fn differential_against_godot3_engine() {
                         "B {name}: we decoded {ours:?}, the engine {engine_value:?}"
                     ));
                 }
-                let again = encode(&ours, &enc.full_objects(*allow)).unwrap();
+                let again = encode(&ours, enc.full_objects(*allow)).unwrap();
                 if has_object(&ours) {
                     // The engine re-encodes an EncodedObjectAsID with its own (new) instance id.
                     let back =
-                        decode(&engine_reencode, &g3(*allow)).map(|(v, _)| as_ids(&normalize(&v)));
+                        decode(&engine_reencode, g3(*allow)).map(|(v, _)| as_ids(&normalize(&v)));
                     if back != Ok(as_ids(&ours_n)) {
                         failures.push(format!(
                             "B {name}: engine re-encoding {} differs",
@@ -892,7 +892,7 @@ fn differential_against_godot3_engine() {
                     ));
                 }
                 failures.extend(
-                    other_paths(&ours, &enc.full_objects(*allow), &again)
+                    other_paths(&ours, enc.full_objects(*allow), &again)
                         .into_iter()
                         .map(|f| format!("B {name}: {f}")),
                 );
@@ -934,7 +934,7 @@ fn differential_against_godot3_engine() {
 
 /// `v` through typed JSON (tree and text) and serde (`to_variant`, `from_variant`, serde_json):
 /// each must encode to `bytes` (what `v` itself encodes to, checked against the engine's).
-fn other_paths(v: &Variant, enc: &EncodeOptions, bytes: &[u8]) -> Vec<String> {
+fn other_paths(v: &Variant, enc: EncodeOptions, bytes: &[u8]) -> Vec<String> {
     let via_json = json::from_json(&json::to_json(v)).map_err(|e| e.to_string());
     let text = serde_json::to_string(&json::Typed(v)).unwrap();
     let via_text = json::from_json_str(&text).map_err(|e| e.to_string());
@@ -1147,12 +1147,12 @@ fn tcp_round_trip_with_godot3_engine() {
         let mut received = Vec::new();
         for (i, want) in expected.iter().enumerate() {
             let bytes = read_frame(&mut stream).unwrap_or_else(|e| panic!("frame {i}: {e}"));
-            match decode_exact(&bytes, &DecodeOptions::new(Version::Godot3)) {
+            match decode_exact(&bytes, DecodeOptions::new(Version::Godot3)) {
                 Ok(got) if &got == want => {}
                 Ok(got) => problems.push(format!("value {i}: engine sent {got:?}, want {want:?}")),
                 Err(e) => problems.push(format!("value {i}: {e}")),
             }
-            let ours = encode(want, &enc).unwrap();
+            let ours = encode(want, enc).unwrap();
             if !same_bytes(&ours, &bytes, want) {
                 problems.push(format!(
                     "value {i}: engine bytes {} != ours {}",
@@ -1164,7 +1164,7 @@ fn tcp_round_trip_with_godot3_engine() {
         }
         let mut reply = Vec::new();
         for want in &expected {
-            framing::encode_framed_into(want, &enc, Framing::PacketPeerStream, &mut reply).unwrap();
+            framing::encode_framed_into(want, enc, Framing::PacketPeerStream, &mut reply).unwrap();
         }
         stream.write_all(&reply).unwrap();
         // The engine closes once it has read everything.

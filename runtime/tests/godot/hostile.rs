@@ -32,7 +32,7 @@ fn counts_of_2_pow_31_in_a_few_bytes() {
         // Array and Dictionary of 2^31 - 1 entries (bit 31 is the shared flag), three nils behind.
         for head in [array, dict] {
             let b = words(&[head, 0x7fff_ffff, 0, 0, 0]);
-            let e = decode(&b, &o).unwrap_err();
+            let e = decode(&b, o).unwrap_err();
             assert!(
                 matches!(
                     e.kind(),
@@ -45,7 +45,7 @@ fn counts_of_2_pow_31_in_a_few_bytes() {
         }
         // Packed byte array of 2^31 - 1 bytes: refused on the count, before allocating.
         let b = words(&[packed, 0x7fff_ffff, 0]);
-        let e = decode(&b, &o).unwrap_err();
+        let e = decode(&b, o).unwrap_err();
         assert!(
             matches!(
                 e.kind(),
@@ -60,7 +60,7 @@ fn counts_of_2_pow_31_in_a_few_bytes() {
         );
         // String of 2^31 - 1 bytes.
         let b = words(&[4, 0x7fff_ffff, 0x6161_6161]);
-        let e = decode(&b, &o).unwrap_err();
+        let e = decode(&b, o).unwrap_err();
         assert!(
             matches!(
                 e.kind(),
@@ -89,7 +89,7 @@ fn dictionary_key_nested_100_000_deep() {
                     b.extend(words(&[array, 1]));
                 }
                 b.extend(words(&[0, 0]));
-                let e = decode(&b, &o).unwrap_err();
+                let e = decode(&b, o).unwrap_err();
                 assert!(
                     matches!(
                         e.kind(),
@@ -114,7 +114,7 @@ fn invalid_utf8_in_strings_names_and_keys() {
         let (_, dict, _) = ids(o.version);
         // String "\xff", and a dictionary whose key is that string.
         let s = words(&[4, 1, 0xff]);
-        let e = decode(&s, &o).unwrap_err();
+        let e = decode(&s, o).unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::InvalidUtf8 { at: 0 }),
             "{e}"
@@ -122,7 +122,7 @@ fn invalid_utf8_in_strings_names_and_keys() {
         let mut d = words(&[dict, 1]);
         d.extend(&s);
         d.extend(words(&[0]));
-        let e = decode(&d, &o).unwrap_err();
+        let e = decode(&d, o).unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::InvalidUtf8 { at: 0 }),
             "{e}"
@@ -147,14 +147,14 @@ fn dictionary_keys_nested_300_deep_with_an_index_at_every_level_fit_a_small_stac
     top.extend((0..16).map(|i| (Variant::Int(100 + i), Variant::Nil)));
     let bytes = encode(
         &Variant::dictionary(top),
-        &EncodeOptions::new(Version::GODOT_4_4),
+        EncodeOptions::new(Version::GODOT_4_4),
     )
     .expect("encodes");
     let got = std::thread::Builder::new()
         .stack_size(64 << 10)
         .spawn(move || {
             // The value goes back to the main thread to be dropped (dropping recurses).
-            decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4))
+            decode(&bytes, DecodeOptions::new(Version::GODOT_4_4))
                 .expect("decodes")
                 .0
         })

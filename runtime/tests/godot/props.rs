@@ -270,13 +270,13 @@ fn round_trip(v: &Variant, version: Version, double: bool) -> Result<(), TestCas
     let enc = EncodeOptions::new(version)
         .full_objects(true)
         .double_precision(double);
-    let bytes = encode(v, &enc).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let bytes = encode(v, enc).map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(bytes.len() % 4, 0, "engine encodings are 4-byte multiples");
-    let (back, used) = decode(&bytes, &DecodeOptions::new(version).allow_objects(true))
+    let (back, used) = decode(&bytes, DecodeOptions::new(version).allow_objects(true))
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(used, bytes.len());
     prop_assert_eq!(&back, v);
-    prop_assert_eq!(encode(&back, &enc).unwrap(), bytes);
+    prop_assert_eq!(encode(&back, enc).unwrap(), bytes);
     prop_assert_eq!(
         &from_json(&to_json(v)).map_err(|e| TestCaseError::fail(e.to_string()))?,
         v
@@ -355,10 +355,9 @@ fn has_vector4_array(v: &Variant, version: Version) -> bool {
 fn no_panic(bytes: &[u8]) {
     for version in [Version::Godot3, Version::GODOT_4_4] {
         for allow in [false, true] {
-            if let Ok((v, used)) = decode(bytes, &DecodeOptions::new(version).allow_objects(allow))
-            {
+            if let Ok((v, used)) = decode(bytes, DecodeOptions::new(version).allow_objects(allow)) {
                 assert!(used <= bytes.len());
-                let _ = encode(&v, &EncodeOptions::new(version).full_objects(true));
+                let _ = encode(&v, EncodeOptions::new(version).full_objects(true));
                 let _ = to_json(&v);
             }
         }
@@ -392,18 +391,18 @@ proptest! {
     fn older_godot4_targets_read_what_is_written(v in variant(Version::GODOT_4_4, false), minor in 0u8..4) {
         let target = Version::Godot4 { minor };
         let enc = EncodeOptions::new(target).full_objects(true);
-        let written = encode(&v, &enc);
+        let written = encode(&v, enc);
         if minor < 3 && has_vector4_array(&v, target) {
             prop_assert!(written.is_err());
             return Ok(());
         }
         let bytes = written.map_err(|e| TestCaseError::fail(e.to_string()))?;
         let expected = as_read_by(&v, target);
-        let back = decode_exact(&bytes, &DecodeOptions::new(target).allow_objects(true))
+        let back = decode_exact(&bytes, DecodeOptions::new(target).allow_objects(true))
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&back, &expected);
         let newest = EncodeOptions::new(Version::GODOT_4_4).full_objects(true);
-        prop_assert_eq!(encode(&expected, &newest).unwrap(), bytes);
+        prop_assert_eq!(encode(&expected, newest).unwrap(), bytes);
     }
 
     #[test]
@@ -425,7 +424,7 @@ proptest! {
     #[test]
     fn mutated_encodings_never_panic(v in variant(Version::GODOT_4_4, false), flips in vec((any::<usize>(), any::<u8>()), 1..6)) {
         for version in [Version::Godot3, Version::GODOT_4_4] {
-            let Ok(mut bytes) = encode(&v, &EncodeOptions::new(version).full_objects(true)) else { continue };
+            let Ok(mut bytes) = encode(&v, EncodeOptions::new(version).full_objects(true)) else { continue };
             for (at, x) in &flips {
                 let n = bytes.len();
                 bytes[at % n] ^= x | 1;
@@ -436,10 +435,10 @@ proptest! {
 
     #[test]
     fn truncated_encodings_are_refused_or_shorter(v in variant(Version::GODOT_4_4, false)) {
-        let bytes = encode(&v, &EncodeOptions::new(Version::GODOT_4_4).full_objects(true)).unwrap();
+        let bytes = encode(&v, EncodeOptions::new(Version::GODOT_4_4).full_objects(true)).unwrap();
         let opts = DecodeOptions::new(Version::GODOT_4_4).allow_objects(true);
         for cut in 0..bytes.len() {
-            match decode(&bytes[..cut], &opts) {
+            match decode(&bytes[..cut], opts) {
                 Err(_) => {}
                 // Only a byte array's missing padding at the very end may be absent.
                 Ok((w, used)) => {
@@ -456,7 +455,7 @@ proptest! {
         let enc = EncodeOptions::new(Version::Godot3).full_objects(true);
         let mut stream = Vec::new();
         for v in &values {
-            framing::encode_framed_into(v, &enc, framing::Framing::PacketPeerStream, &mut stream).unwrap();
+            framing::encode_framed_into(v, enc, framing::Framing::PacketPeerStream, &mut stream).unwrap();
         }
         let mut points: Vec<usize> = cuts.iter().map(|c| c % (stream.len() + 1)).collect();
         points.push(0);
@@ -506,7 +505,7 @@ fn hundred_thousand_nested_containers_hit_the_depth_limit() {
     ];
     for (prefix, version, allow, child) in cases {
         let bytes = nested(prefix, 100_000, &[0, 0, 0, 0]);
-        let err = decode(&bytes, &DecodeOptions::new(version).allow_objects(allow)).unwrap_err();
+        let err = decode(&bytes, DecodeOptions::new(version).allow_objects(allow)).unwrap_err();
         assert!(
             matches!(
                 err.kind(),
@@ -529,20 +528,17 @@ fn depth_limit_is_the_engines() {
     let opts = DecodeOptions::new(Version::Godot3);
     // 1025 nested arrays: the innermost is at depth 1024, still accepted.
     let ok = nested(ARRAY_OF_ONE_G3, 1024, EMPTY_ARRAY_G3);
-    let (v, used) = decode(&ok, &opts).unwrap();
+    let (v, used) = decode(&ok, opts).unwrap();
     assert_eq!(used, ok.len());
     // Encoding is limited the same way; 1025 levels encode to the same bytes.
-    assert_eq!(
-        encode(&v, &EncodeOptions::new(Version::Godot3)).unwrap(),
-        ok
-    );
+    assert_eq!(encode(&v, EncodeOptions::new(Version::Godot3)).unwrap(), ok);
     let too_deep = nested(ARRAY_OF_ONE_G3, 1025, EMPTY_ARRAY_G3);
     assert!(matches!(
-        decode(&too_deep, &opts).unwrap_err().kind(),
+        decode(&too_deep, opts).unwrap_err().kind(),
         DecodeErrorKind::TooDeep { .. }
     ));
     let deeper = Variant::array(vec![v]);
-    let err = encode(&deeper, &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    let err = encode(&deeper, EncodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(
         matches!(err.kind(), EncodeErrorKind::TooDeep { .. }),
         "{err}"
@@ -557,12 +553,12 @@ fn deep_decode_fits_a_small_stack() {
     std::thread::Builder::new()
         .stack_size(64 * 1024)
         .spawn(move || {
-            let err = decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4)).unwrap_err();
+            let err = decode(&bytes, DecodeOptions::new(Version::GODOT_4_4)).unwrap_err();
             assert!(matches!(err.kind(), DecodeErrorKind::TooDeep { .. }));
             let ok = nested(ARRAY_OF_ONE_G4, 1024, &[0x1c, 0, 0, 0, 0, 0, 0, 0]);
-            let (v, _) = decode(&ok, &DecodeOptions::new(Version::GODOT_4_4)).unwrap();
+            let (v, _) = decode(&ok, DecodeOptions::new(Version::GODOT_4_4)).unwrap();
             assert_eq!(
-                encode(&v, &EncodeOptions::new(Version::GODOT_4_4)).unwrap(),
+                encode(&v, EncodeOptions::new(Version::GODOT_4_4)).unwrap(),
                 ok
             );
             v
@@ -605,7 +601,7 @@ fn many_container_keys_decode_in_linear_time() {
     ];
     let start = std::time::Instant::now();
     for (bytes, version) in &cases {
-        let (v, _) = decode(bytes, &DecodeOptions::new(*version)).unwrap();
+        let (v, _) = decode(bytes, DecodeOptions::new(*version)).unwrap();
         let Variant::Dictionary(d) = v else {
             panic!("{v:?}")
         };

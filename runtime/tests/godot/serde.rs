@@ -78,8 +78,8 @@ fn struct_round_trip_and_layout() {
     assert_eq!(back, p);
     // Through the wire and back, both versions.
     for version in [Version::Godot3, Version::GODOT_4_4] {
-        let bytes = encode(&v, &EncodeOptions::new(version)).unwrap();
-        let (w, _) = decode(&bytes, &DecodeOptions::new(version)).unwrap();
+        let bytes = encode(&v, EncodeOptions::new(version)).unwrap();
+        let (w, _) = decode(&bytes, DecodeOptions::new(version)).unwrap();
         assert_eq!(from_variant::<Player>(&w).unwrap(), p);
     }
 }
@@ -95,7 +95,7 @@ fn matches_engine_bytes() {
     }
     let bytes = encode(
         &to_variant(&Zam { z: 1, a: 2, m: 3 }).unwrap(),
-        &EncodeOptions::new(Version::Godot3),
+        EncodeOptions::new(Version::Godot3),
     )
     .unwrap();
     assert_eq!(
@@ -107,7 +107,7 @@ fn matches_engine_bytes() {
     struct B(#[serde(with = "def_runtime::godot::variant_serde::bytes")] Vec<u8>);
     let b = encode(
         &to_variant(&B(vec![1, 2, 3, 4, 5])).unwrap(),
-        &EncodeOptions::new(Version::Godot3),
+        EncodeOptions::new(Version::Godot3),
     )
     .unwrap();
     assert_eq!(hex(&b), "14000000050000000102030405000000");
@@ -115,27 +115,27 @@ fn matches_engine_bytes() {
     // into Vec<String>, a PoolByteArray into Vec<u8>, Vector2 into (f32, f32).
     let (v, _) = decode(
         &unhex("1500000004000000ffffffffffffff7f0000008000000000"),
-        &DecodeOptions::new(Version::Godot3),
+        DecodeOptions::new(Version::Godot3),
     )
     .unwrap();
     assert_eq!(
         from_variant::<Vec<i32>>(&v).unwrap(),
         vec![-1, i32::MAX, i32::MIN, 0]
     );
-    let (v, _) = decode(&unhex("1700000004000000020000006100000003000000626300000400000064656600050000006768696a00000000"), &DecodeOptions::new(Version::Godot3)).unwrap();
+    let (v, _) = decode(&unhex("1700000004000000020000006100000003000000626300000400000064656600050000006768696a00000000"), DecodeOptions::new(Version::Godot3)).unwrap();
     assert_eq!(
         from_variant::<Vec<String>>(&v).unwrap(),
         ["a", "bc", "def", "ghij"]
     );
     let (v, _) = decode(
         &unhex("14000000050000000102030405000000"),
-        &DecodeOptions::new(Version::Godot3),
+        DecodeOptions::new(Version::Godot3),
     )
     .unwrap();
     assert_eq!(from_variant::<Vec<u8>>(&v).unwrap(), [1, 2, 3, 4, 5]);
     let (v, _) = decode(
         &unhex("050000000000803f00000040"),
-        &DecodeOptions::new(Version::Godot3),
+        DecodeOptions::new(Version::Godot3),
     )
     .unwrap();
     assert_eq!(from_variant::<(f32, f32)>(&v).unwrap(), (1.0, 2.0));
@@ -178,7 +178,7 @@ fn strings_beyond_unicode_survive_json_and_serde() {
     // the same bytes must come back through every path.
     let wire = unhex("040000000c000000eda080edb080fdbfbfbfbfbf");
     let g3 = Version::Godot3;
-    let (v, _) = decode(&wire, &DecodeOptions::new(g3)).unwrap();
+    let (v, _) = decode(&wire, DecodeOptions::new(g3)).unwrap();
     let Variant::String(s) = &v else {
         panic!("{v:?}")
     };
@@ -186,7 +186,7 @@ fn strings_beyond_unicode_survive_json_and_serde() {
         s.code_points().collect::<Vec<_>>(),
         [0xD800, 0xDC00, 0x7FFF_FFFF]
     );
-    let enc = |v: &Variant| hex(&encode(v, &EncodeOptions::new(g3)).unwrap());
+    let enc = |v: &Variant| hex(&encode(v, EncodeOptions::new(g3)).unwrap());
     let json = json::to_json(&v);
     assert_eq!(
         json,
@@ -261,11 +261,11 @@ fn math_types_variants_and_packed_helpers_through_serde() {
     // Bytes by SPEC §4.1 (Godot 3 ids): Vector3 = 7, PoolIntArray = 21.
     let g3 = EncodeOptions::new(Version::Godot3);
     assert_eq!(
-        hex(&encode(d.get("pos").unwrap(), &g3).unwrap()),
+        hex(&encode(d.get("pos").unwrap(), g3).unwrap()),
         "070000000000803f0000004000004040"
     );
     assert_eq!(
-        hex(&encode(d.get("ids").unwrap(), &g3).unwrap()),
+        hex(&encode(d.get("ids").unwrap(), g3).unwrap()),
         "150000000200000001000000feffffff"
     );
     let back: Unit = from_variant(&v).unwrap();
@@ -301,27 +301,26 @@ fn one_call_each_way_with_the_engine_bytes() {
     }
     let engine = "120000000300000004000000010000007a0000000200000001000000040000000100000061000000020000000200000004000000010000006d0000000200000003000000";
     let zam = Zam { z: 1, a: 2, m: 3 };
-    let bytes = to_bytes(&zam, &EncodeOptions::new(Version::Godot3)).unwrap();
+    let bytes = to_bytes(&zam, EncodeOptions::new(Version::Godot3)).unwrap();
     assert_eq!(hex(&bytes), engine);
-    let back: Zam = from_bytes(&unhex(engine), &DecodeOptions::new(Version::Godot3)).unwrap();
+    let back: Zam = from_bytes(&unhex(engine), DecodeOptions::new(Version::Godot3)).unwrap();
     assert_eq!(back, zam);
 
     // Bytes that decode but do not fit the type, and bytes that do not decode: one error type.
-    let e = from_bytes::<Vec<String>>(&unhex(engine), &DecodeOptions::new(Version::Godot3))
-        .unwrap_err();
+    let e =
+        from_bytes::<Vec<String>>(&unhex(engine), DecodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
     assert_eq!(e.offset(), 0);
-    let e =
-        from_bytes::<Zam>(&unhex("12000000"), &DecodeOptions::new(Version::Godot3)).unwrap_err();
+    let e = from_bytes::<Zam>(&unhex("12000000"), DecodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(!matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
 
     // A value Godot 3 cannot hold is refused by the encoder with its kind.
     #[derive(Serialize)]
     struct Big(#[serde(with = "def_runtime::godot::variant_serde::packed_vector4")] Vec<[f32; 4]>);
-    let e = to_bytes(&Big(vec![[1.0; 4]]), &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    let e = to_bytes(&Big(vec![[1.0; 4]]), EncodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(!matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
     // A value with no Variant form is refused with serde's message.
-    let e = to_bytes(&u64::MAX, &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    let e = to_bytes(&u64::MAX, EncodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
 }
 
@@ -337,7 +336,7 @@ fn serde_errors_say_where_the_value_is() {
         m: i32,
     }
     let engine = "120000000300000004000000010000007a0000000200000001000000040000000100000061000000020000000200000004000000010000006d0000000200000003000000";
-    let e = from_bytes::<Zas>(&unhex(engine), &DecodeOptions::new(Version::Godot3)).unwrap_err();
+    let e = from_bytes::<Zas>(&unhex(engine), DecodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(matches!(e.kind(), DecodeErrorKind::Serde(_)), "{e}");
     assert_eq!(e.path().to_string(), r#"["a"]"#, "{e}");
 
@@ -359,7 +358,7 @@ fn serde_errors_say_where_the_value_is() {
     let items = vec![Item { count: 1 }, Item { count: u64::MAX }];
     let e = to_variant(&items).unwrap_err();
     assert_eq!(e.path().to_string(), "[1].count", "{e}");
-    let e = to_bytes(&items, &EncodeOptions::new(Version::Godot3)).unwrap_err();
+    let e = to_bytes(&items, EncodeOptions::new(Version::Godot3)).unwrap_err();
     assert!(matches!(e.kind(), EncodeErrorKind::Serde(_)), "{e}");
     assert_eq!(e.path().to_string(), "[1].count", "{e}");
     assert!(

@@ -16,7 +16,7 @@ fn g3() -> DecodeOptions {
     DecodeOptions::new(Version::Godot3)
 }
 
-fn decode_all(bytes: &[u8], opts: &DecodeOptions) -> Variant {
+fn decode_all(bytes: &[u8], opts: DecodeOptions) -> Variant {
     let (v, used) = decode(bytes, opts).unwrap_or_else(|e| panic!("decode {}: {e}", hex(bytes)));
     assert_eq!(used, bytes.len(), "consumed length of {}", hex(bytes));
     v
@@ -40,12 +40,12 @@ fn godot3_engine_vectors_both_ways() {
         let objects = has_object(&expected);
 
         // Full-object form: decode (objects allowed) and encode with full objects.
-        let got_full = decode_all(&bytes_full, &g3().allow_objects(true));
-        let got = decode_all(&bytes, &g3());
+        let got_full = decode_all(&bytes_full, g3().allow_objects(true));
+        let got = decode_all(&bytes, g3());
         if same || objects {
             assert_eq!(got_full, expected, "{name}: decode of hex_full_objects");
             assert_eq!(
-                encode(&expected, &enc_full).unwrap(),
+                encode(&expected, enc_full).unwrap(),
                 bytes_full,
                 "{name}: encode full objects"
             );
@@ -58,36 +58,36 @@ fn godot3_engine_vectors_both_ways() {
                 "{name}: decode of as-id hex"
             );
             assert_eq!(
-                encode(&got, &enc).unwrap(),
+                encode(&got, enc).unwrap(),
                 bytes,
                 "{name}: re-encode of as-id hex"
             );
             // Full objects are refused unless allowed, as the engine does.
-            let err = decode(&bytes_full, &g3()).unwrap_err();
+            let err = decode(&bytes_full, g3()).unwrap_err();
             assert_eq!(err.engine_error(), EngineError::Unauthorized, "{name}");
         } else if same {
             assert_eq!(got, expected, "{name}: decode");
-            assert_eq!(encode(&expected, &enc).unwrap(), bytes, "{name}: encode");
+            assert_eq!(encode(&expected, enc).unwrap(), bytes, "{name}: encode");
         } else {
             // The engine does not reproduce these bytes (BOM): encode the described value to
             // the engine's bytes, decode them as the engine re-encodes them.
             let round = unhex(vec["engine_roundtrip_hex"].as_str().unwrap());
-            assert_eq!(encode(&expected, &enc).unwrap(), bytes, "{name}: encode");
+            assert_eq!(encode(&expected, enc).unwrap(), bytes, "{name}: encode");
             assert_eq!(
-                encode(&got, &enc).unwrap(),
+                encode(&got, enc).unwrap(),
                 round,
                 "{name}: engine round trip"
             );
             assert_eq!(
                 got,
-                decode_all(&round, &g3()),
+                decode_all(&round, g3()),
                 "{name}: decode of the round trip"
             );
         }
         // Raw NodePath bytes with the engine's uninitialised padding decode the same.
         for raw in ["hex_raw", "hex_full_objects_raw"] {
             if let Some(h) = vec.get(raw).and_then(Value::as_str) {
-                assert_eq!(decode_all(&unhex(h), &g3()), expected, "{name}: {raw}");
+                assert_eq!(decode_all(&unhex(h), g3()), expected, "{name}: {raw}");
             }
         }
         checked += 1;
@@ -96,8 +96,8 @@ fn godot3_engine_vectors_both_ways() {
 
     // Null object: written as a bare NIL header in both modes.
     let null = Variant::Object(Object::Null);
-    assert_eq!(hex(&encode(&null, &enc).unwrap()), "00000000");
-    assert_eq!(hex(&encode(&null, &enc_full).unwrap()), "00000000");
+    assert_eq!(hex(&encode(&null, enc).unwrap()), "00000000");
+    assert_eq!(hex(&encode(&null, enc_full).unwrap()), "00000000");
 }
 
 #[test]
@@ -122,8 +122,8 @@ fn godot3_framing_vectors() {
         let kind = vec["framing"].as_str().unwrap();
         if kind == "Marshalls.variant_to_base64" {
             let b64 = vec["base64"].as_str().unwrap();
-            assert_eq!(framing::to_base64(&values[0], &enc).unwrap(), b64);
-            assert_eq!(framing::from_base64(b64, &g3()).unwrap(), values[0]);
+            assert_eq!(framing::to_base64(&values[0], enc).unwrap(), b64);
+            assert_eq!(framing::from_base64(b64, g3()).unwrap(), values[0]);
             checked += 1;
             continue;
         }
@@ -141,13 +141,13 @@ fn godot3_framing_vectors() {
         let expected = unhex(vec["hex"].as_str().unwrap());
         let mut out = Vec::new();
         for v in &values {
-            framing::encode_framed_into(v, &enc, f, &mut out).unwrap();
+            framing::encode_framed_into(v, enc, f, &mut out).unwrap();
         }
         assert_eq!(hex(&out), hex(&expected), "{kind}");
         // Read back frame by frame, and byte by byte through the incremental decoder.
-        let (first, used) = framing::decode_framed(&expected, &g3(), f).unwrap();
+        let (first, used) = framing::decode_framed(&expected, g3(), f).unwrap();
         assert_eq!(first, values[0]);
-        let (second, _) = framing::decode_framed(&expected[used..], &g3(), f).unwrap();
+        let (second, _) = framing::decode_framed(&expected[used..], g3(), f).unwrap();
         assert_eq!(second, values[1]);
         let mut dec = FrameDecoder::with_framing(g3(), f);
         let mut got = Vec::new();
@@ -205,14 +205,14 @@ fn godot4_engine_test_vectors() {
             "variant" => {
                 let expected =
                     godot4_expected(ty, h).unwrap_or_else(|| panic!("no expectation for {ty}"));
-                let (got, used) = decode(&bytes, &opts).unwrap();
+                let (got, used) = decode(&bytes, opts).unwrap();
                 assert_eq!(got, expected, "{ty} {h}");
                 assert_eq!(used as u64, vec["r_len"].as_u64().unwrap(), "{ty} r_len");
-                assert_eq!(hex(&encode(&expected, &enc).unwrap()), h, "{ty} encode");
+                assert_eq!(hex(&encode(&expected, enc).unwrap()), h, "{ty} encode");
                 checked += 1;
             }
             "variant-invalid" => {
-                let err = decode(&bytes, &opts).unwrap_err();
+                let err = decode(&bytes, opts).unwrap_err();
                 assert_eq!(
                     err.engine_error().name(),
                     vec["error"].as_str().unwrap(),

@@ -42,11 +42,11 @@ fn typed_dict() -> Variant {
 }
 
 fn enc(v: &Variant, version: Version) -> Result<String, EncodeError> {
-    encode(v, &EncodeOptions::new(version)).map(|b| hex(&b))
+    encode(v, EncodeOptions::new(version)).map(|b| hex(&b))
 }
 
 fn dec(h: &str, version: Version) -> Result<Variant, DecodeError> {
-    decode_exact(&unhex(h), &DecodeOptions::new(version))
+    decode_exact(&unhex(h), DecodeOptions::new(version))
 }
 
 /// `PackedVector4Array` with one `(1, 2, 3, 4)`: id 38, count, four f32 (SPEC §4.2).
@@ -74,13 +74,13 @@ fn untyped_engine_vectors_are_the_same_in_every_generation() {
             continue;
         }
         let bytes = unhex(r["hex"].as_str().unwrap());
-        let newest = decode(&bytes, &DecodeOptions::new(Version::GODOT_4_4));
+        let newest = decode(&bytes, DecodeOptions::new(Version::GODOT_4_4));
         for version in GENERATIONS {
-            let got = decode(&bytes, &DecodeOptions::new(version));
+            let got = decode(&bytes, DecodeOptions::new(version));
             match (&newest, &got) {
                 (Ok((v, _)), Ok((w, _))) => {
                     assert_eq!(v, w, "{version}: {}", r["value_description"]);
-                    assert_eq!(encode(w, &EncodeOptions::new(version)).unwrap(), bytes);
+                    assert_eq!(encode(w, EncodeOptions::new(version)).unwrap(), bytes);
                 }
                 (Err(e), Err(f)) => assert_eq!(e.engine_error(), f.engine_error()),
                 _ => panic!(

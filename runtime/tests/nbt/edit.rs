@@ -34,14 +34,14 @@ fn one_block_name_changed_in_a_real_chunk() {
     let Some(raw) = sample("fastnbt__chunk.nbt") else {
         return;
     };
-    let mut file = NbtFile::read(&raw, &Default::default()).unwrap();
+    let mut file = NbtFile::decode(&raw, Default::default()).unwrap();
 
     // The whole edit: one lookup, one assignment.
     *file
         .get_path_mut("Level.Sections[1].Palette[0].Name")
         .unwrap() = "minecraft:stone".into();
 
-    let out = file.to_bytes().unwrap();
+    let out = file.encode().unwrap();
 
     // Bytes: the output is the sample with exactly one string replaced, in place.
     let i = raw.iter().zip(&out).position(|(a, b)| a != b).unwrap();
@@ -72,7 +72,7 @@ fn one_block_name_changed_in_a_real_chunk() {
     assert_eq!(name.as_str().as_deref(), Some("minecraft:air"));
     *name = Json::String("minecraft:stone".encode_utf16().collect());
 
-    let back = NbtFile::read(&out, &Default::default()).unwrap();
+    let back = NbtFile::decode(&out, Default::default()).unwrap();
     let got = Json::parse(&dump::root_to_json(back.root().unwrap())).unwrap();
     assert!(got.same_as(&expected));
 }
@@ -82,7 +82,7 @@ fn reading_through_a_path_borrows_in_place() {
     let Some(raw) = sample("fastanvil__21w44a-test1.nbt") else {
         return;
     };
-    let file = NbtFile::read(&raw, &Default::default()).unwrap();
+    let file = NbtFile::decode(&raw, Default::default()).unwrap();
     let root = file.root().unwrap();
     // Values from the sample's JSON dump.
     let section = root.get_path("sections[1]").unwrap();
@@ -276,7 +276,7 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     let Some(raw) = sample("simdnbt__complex_player.dat") else {
         return;
     };
-    let mut file = NbtFile::read(&raw, &Default::default()).unwrap();
+    let mut file = NbtFile::decode(&raw, Default::default()).unwrap();
 
     // One call, `?`-friendly; the old value comes back.
     let old = file.set_path("Motion[1]", 0.5f64).unwrap();
@@ -313,7 +313,7 @@ fn set_path_changes_a_list_element_of_a_real_file_and_refuses_a_wrong_type() {
     let motion = json_member(json_member(&mut expected, "value"), "Motion");
     let second = json_index(json_member(motion, "value"), 1);
     *json_member(second, "value") = Json::Number("0.5".into());
-    let back = NbtFile::read(&file.to_bytes().unwrap(), &Default::default()).unwrap();
+    let back = NbtFile::decode(&file.encode().unwrap(), Default::default()).unwrap();
     let got = Json::parse(&dump::root_to_json(back.root().unwrap())).unwrap();
     assert!(got.same_as(&expected));
 }
@@ -323,7 +323,7 @@ fn strings_read_as_str_where_stored_as_utf8() {
     let Some(raw) = sample("fastanvil__unicode.chunk") else {
         return;
     };
-    let file = NbtFile::read(&raw, &Default::default()).unwrap();
+    let file = NbtFile::decode(&raw, Default::default()).unwrap();
     let name = |i: usize| {
         file.get_path(&format!("Level.TileEntities[{i}].CustomName"))
             .unwrap()

@@ -6,7 +6,7 @@
 use def_runtime::nbt::borrow::{BorrowedNbt, StrRef, TagRef};
 use def_runtime::nbt::{
     Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtErrorKind, NbtFile, ReadOptions,
-    RootForm, compress, read_root,
+    RootForm, compress, decode,
 };
 
 const FLAVOURS: [Edition; 3] = [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork];
@@ -61,9 +61,9 @@ fn entry(ed: Edition, id: u8) -> Vec<u8> {
     v
 }
 
-fn read_both(data: &[u8], o: &ReadOptions) -> (NbtError, NbtError) {
-    let a = read_root(data, o).map(|_| ()).unwrap_err();
-    let b = BorrowedNbt::read(data, o).map(|_| ()).unwrap_err();
+fn read_both(data: &[u8], o: ReadOptions) -> (NbtError, NbtError) {
+    let a = decode(data, o).map(|_| ()).unwrap_err();
+    let b = BorrowedNbt::decode(data, o).map(|_| ()).unwrap_err();
     (a, b)
 }
 
@@ -94,7 +94,7 @@ fn hundred_thousand_levels_in_every_flavour_stop_at_the_limit() {
                     for lists in [false, true] {
                         let data = deep(ed, form, lists, 100_000);
                         let o = ReadOptions::new(ed).root(form);
-                        let (a, b) = read_both(&data, &o);
+                        let (a, b) = read_both(&data, o);
                         for e in [&a, &b] {
                             assert!(
                                 matches!(e.kind(), NbtErrorKind::TooDeep { max: 512, .. }),
@@ -115,7 +115,7 @@ fn hundred_thousand_levels_in_every_flavour_stop_at_the_limit() {
 fn depth_limit_is_configurable_and_capped() {
     let data = deep(Edition::Java, RootForm::Named, false, 100_000);
     let o = ReadOptions::new(Edition::Java).max_depth(16);
-    let (a, b) = read_both(&data, &o);
+    let (a, b) = read_both(&data, o);
     assert!(
         matches!(a.kind(), NbtErrorKind::TooDeep { max: 16, .. }),
         "{a:?}"
@@ -126,7 +126,7 @@ fn depth_limit_is_configurable_and_capped() {
     );
     // A limit above the cap is lowered to it: the stack stays bounded whatever the caller asks.
     let o = ReadOptions::new(Edition::Java).max_depth(usize::MAX);
-    let (a, b) = read_both(&data, &o);
+    let (a, b) = read_both(&data, o);
     assert!(
         matches!(a.kind(), NbtErrorKind::TooDeep { max, .. } if *max == MAX_DEPTH_CAP),
         "{a:?}"
@@ -155,7 +155,7 @@ fn declared_length_of_2_pow_31_fails_before_allocating() {
             data.extend(&head[1..]);
             data.extend(seq_len(ed, i32::MAX));
             data.extend([1, 2, 3, 4, 5, 6, 7, 8]);
-            let (a, b) = read_both(&data, &ReadOptions::new(ed));
+            let (a, b) = read_both(&data, ReadOptions::new(ed));
             for e in [&a, &b] {
                 match e.kind() {
                     NbtErrorKind::LengthTooLarge {
@@ -183,7 +183,7 @@ fn declared_length_of_2_pow_31_fails_before_allocating() {
             data.extend(&head[1..]);
             data.extend(seq_len(ed, i32::MIN));
             data.extend([1, 2, 3, 4]);
-            let (a, b) = read_both(&data, &ReadOptions::new(ed));
+            let (a, b) = read_both(&data, ReadOptions::new(ed));
             for e in [&a, &b] {
                 assert!(
                     matches!(e.kind(), NbtErrorKind::NegativeLength { len, .. } if *len == i32::MIN as i64),
@@ -215,7 +215,7 @@ fn gzip_bomb_stops_at_the_configured_limit() {
                 read: ReadOptions::default().max_decompressed(limit),
                 ..FileOptions::default()
             };
-            let e = NbtFile::read(&bomb, &o).unwrap_err();
+            let e = NbtFile::decode(&bomb, o).unwrap_err();
             assert!(
                 matches!(e.kind(), NbtErrorKind::DecompressLimit { limit: l } if *l == limit),
                 "{how:?} {limit}: {e:?}"
@@ -232,8 +232,8 @@ fn gzip_bomb_stops_at_the_configured_limit() {
             read: ReadOptions::default().max_decompressed(plain.len()),
             ..FileOptions::default()
         };
-        let f = NbtFile::read(&bomb, &o).unwrap();
-        assert_eq!(f.to_uncompressed().unwrap(), plain);
+        let f = NbtFile::decode(&bomb, o).unwrap();
+        assert_eq!(f.encode_uncompressed().unwrap(), plain);
     }
 }
 
@@ -269,7 +269,7 @@ fn invalid_modified_utf8_and_utf8() {
         &[0xf0, 0x9f, 0x98, 0x80][..], // 4-byte UTF-8: Java writes surrogate pairs instead
     ] {
         let data = string_nbt(Edition::Java, bad);
-        let (a, b) = read_both(&data, &java);
+        let (a, b) = read_both(&data, java);
         for e in [&a, &b] {
             assert!(
                 matches!(e.kind(), NbtErrorKind::InvalidString),
@@ -279,16 +279,16 @@ fn invalid_modified_utf8_and_utf8() {
     }
     // Lenient mode keeps 4-byte UTF-8 as it is.
     let data = string_nbt(Edition::Java, &[0xf0, 0x9f, 0x98, 0x80]);
-    assert!(read_root(&data, &java.clone().lenient_utf8(true)).is_ok());
+    assert!(decode(&data, java.lenient_utf8(true)).is_ok());
     // Modified UTF-8's own forms are valid: NUL as C0 80, a lone surrogate as 3 bytes.
     for ok in [&[0xc0u8, 0x80][..], &[0xed, 0xa0, 0x80][..]] {
         let data = string_nbt(Edition::Java, ok);
-        assert!(read_root(&data, &java).is_ok(), "{ok:x?}");
+        assert!(decode(&data, java).is_ok(), "{ok:x?}");
     }
     // Bedrock strings are plain UTF-8: overlong NUL and encoded surrogates are refused.
     for bad in [&[0xc0u8, 0x80][..], &[0xed, 0xa0, 0x80][..], &[0xff][..]] {
         let data = string_nbt(Edition::Bedrock, bad);
-        let (a, b) = read_both(&data, &ReadOptions::new(Edition::Bedrock));
+        let (a, b) = read_both(&data, ReadOptions::new(Edition::Bedrock));
         for e in [&a, &b] {
             assert!(
                 matches!(e.kind(), NbtErrorKind::InvalidString),
@@ -317,10 +317,10 @@ fn unchecked_owned_read_keeps_bad_strings() {
         let strict = ReadOptions::new(ed);
         let data = string_nbt(ed, bad);
         assert!(matches!(
-            read_root(&data, &strict).map_err(NbtError::into_kind),
+            decode(&data, strict).map_err(NbtError::into_kind),
             Err(NbtErrorKind::InvalidString)
         ));
-        let unchecked = read_root(&data, &strict.clone().check_strings(false));
+        let unchecked = decode(&data, strict.check_strings(false));
         if ed != Edition::Java {
             assert!(matches!(
                 unchecked.map_err(NbtError::into_kind),
@@ -336,13 +336,13 @@ fn unchecked_owned_read_keeps_bad_strings() {
         // Decoding is as lenient as `lenient_utf8` reading: plain 4-byte UTF-8 decodes.
         let text = std::str::from_utf8(bad).ok();
         assert_eq!(s.to_str().as_deref(), text, "{bad:x?}");
-        assert_eq!(nbt.to_bytes(ed).unwrap(), data);
+        assert_eq!(nbt.encode(ed).unwrap(), data);
     }
     // Structure is checked as always.
     let mut cut = string_nbt(Edition::Java, b"abc");
     cut.truncate(cut.len() - 3);
     let o = ReadOptions::default().check_strings(false);
-    assert!(read_root(&cut, &o).is_err());
+    assert!(decode(&cut, o).is_err());
 }
 
 /// The lazy zero-copy read accepts malformed string contents (structure still checked) and
@@ -353,8 +353,8 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
     for &(ed, bad) in BAD_STRINGS {
         let o = ReadOptions::new(ed);
         let data = string_nbt(ed, bad);
-        let owned = read_root(&data, &o).map(|_| ()).unwrap_err();
-        let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
+        let owned = decode(&data, o).map(|_| ()).unwrap_err();
+        let doc = BorrowedNbt::decode_lazy(&data, o).unwrap();
         assert_eq!(doc.consumed(), data.len());
         let (key, value) = first_entry(&doc);
         assert!(key.check().is_ok());
@@ -371,7 +371,7 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
             doc.try_to_owned_roots().unwrap_err().to_string(),
             owned.to_string()
         );
-        let e = BorrowedNbt::read_all_lazy(&data, &o)
+        let e = BorrowedNbt::decode_all_lazy(&data, o)
             .unwrap()
             .validate_strings()
             .unwrap_err();
@@ -380,18 +380,18 @@ fn lazy_borrowed_read_reports_bad_strings_on_demand() {
     // Lenient Java accepts 4-byte UTF-8 in both modes.
     let o = ReadOptions::new(Edition::Java).lenient_utf8(true);
     let data = string_nbt(Edition::Java, "\u{1F600}".as_bytes());
-    let doc = BorrowedNbt::read_lazy(&data, &o).unwrap();
+    let doc = BorrowedNbt::decode_lazy(&data, o).unwrap();
     assert!(doc.validate_strings().is_ok());
     let (_, v) = first_entry(&doc);
     assert!(v.as_str_ref().unwrap().check().is_ok());
     assert_eq!(
         doc.try_to_owned_roots().unwrap(),
-        vec![read_root(&data, &o).unwrap().0]
+        vec![decode(&data, o).unwrap().0]
     );
     // Structure is checked as always: a string running past the end fails the lazy read too.
     let mut cut = string_nbt(Edition::Java, b"abc");
     cut.truncate(cut.len() - 3);
-    assert!(BorrowedNbt::read_lazy(&cut, &ReadOptions::default()).is_err());
+    assert!(BorrowedNbt::decode_lazy(&cut, ReadOptions::default()).is_err());
 }
 
 #[test]
@@ -401,7 +401,7 @@ fn string_length_past_the_end() {
         data.extend(entry(ed, 8));
         data.extend(str_len(ed, 0xffff));
         data.extend(b"ab");
-        let (a, b) = read_both(&data, &ReadOptions::new(ed));
+        let (a, b) = read_both(&data, ReadOptions::new(ed));
         for e in [&a, &b] {
             assert!(
                 matches!(
@@ -422,17 +422,17 @@ fn non_canonical_varints_read_leniently_and_write_canonically() {
     // only for canonical input. The fuzz invariant checks the canonical form is a fixed point.
     let o = ReadOptions::new(Edition::BedrockNetwork);
     let input = [11, 0, 4, 0x2c, 0xff, 0xfd, 0xff, 0xff, 0x6c];
-    let (t, used) = read_root(&input, &o).unwrap();
+    let (t, used) = decode(&input, o).unwrap();
     assert_eq!(used, input.len());
-    let b = BorrowedNbt::read(&input, &o).unwrap();
+    let b = BorrowedNbt::decode(&input, o).unwrap();
     assert_eq!(b.to_owned_roots()[0], t);
-    let written = t.to_bytes(Edition::BedrockNetwork).unwrap();
+    let written = t.encode(Edition::BedrockNetwork).unwrap();
     assert_eq!(written, [11, 0, 4, 0x2c, 0xff, 0xfd, 0xff, 0xff, 0x0c]);
-    assert_eq!(read_root(&written, &o).unwrap().0, t);
+    assert_eq!(decode(&written, o).unwrap().0, t);
     // Overlong zero (0x80 0x00) as the array length.
     let overlong = [11, 0, 0x80, 0x00];
-    let (t, _) = read_root(&overlong, &o).unwrap();
-    assert_eq!(t.to_bytes(Edition::BedrockNetwork).unwrap(), [11, 0, 0]);
+    let (t, _) = decode(&overlong, o).unwrap();
+    assert_eq!(t.encode(Edition::BedrockNetwork).unwrap(), [11, 0, 0]);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::io::Write;
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::{
     Compression, Edition, FileOptions, NbtError, NbtErrorKind, NbtFile, ReadOptions, compress,
-    read_root, snbt,
+    decode, snbt,
 };
 
 /// `depth` compounds nested in a named root compound chain (root included).
@@ -36,8 +36,8 @@ fn nested_lists(lists: usize) -> Vec<u8> {
 fn both(data: &[u8]) -> (Result<(), NbtError>, Result<(), NbtError>) {
     let o = ReadOptions::default();
     (
-        read_root(data, &o).map(|_| ()),
-        BorrowedNbt::read(data, &o).map(|_| ()),
+        decode(data, o).map(|_| ()),
+        BorrowedNbt::decode(data, o).map(|_| ()),
     )
 }
 
@@ -138,10 +138,10 @@ fn huge_declared_lengths_fail_before_allocating() {
     let data = [10, 0, 9, 1, b'l', 4, 0xfe, 0xff, 0xff, 0xff, 0x0f, 1, 2];
     let o = ReadOptions::new(Edition::BedrockNetwork);
     assert!(matches!(
-        read_root(&data, &o).map_err(NbtError::into_kind),
+        decode(&data, o).map_err(NbtError::into_kind),
         Err(NbtErrorKind::LengthTooLarge { .. })
     ));
-    assert!(BorrowedNbt::read(&data, &o).is_err());
+    assert!(BorrowedNbt::decode(&data, o).is_err());
 }
 
 #[test]
@@ -154,13 +154,13 @@ fn error_carries_offset_and_path() {
     v.extend_from_slice(&[10, 0, 0, 0, 4, 0, 0, 0, 9, 0, 7]);
     v.extend_from_slice(b"Palette");
     v.extend_from_slice(&[8, 0, 0, 0, 2, 0, 1, b'a', 0, 5, b'b']);
-    let e = read_root(&v, &ReadOptions::default()).unwrap_err();
+    let e = decode(&v, ReadOptions::default()).unwrap_err();
     assert_eq!(e.path().to_string(), "Level.Sections[3].Palette[1]");
     assert_eq!(e.offset(), Some(v.len() - 1));
     let msg = e.to_string();
     assert!(msg.contains("Level.Sections[3].Palette[1]"), "{msg}");
     // The zero-copy reader reports the same error.
-    let b = BorrowedNbt::read(&v, &ReadOptions::default()).unwrap_err();
+    let b = BorrowedNbt::decode(&v, ReadOptions::default()).unwrap_err();
     assert_eq!(b.to_string(), msg);
 }
 
@@ -174,7 +174,7 @@ fn decompression_bomb_is_capped() {
         o.read.max_decompressed = 1 << 20;
         o.compression = Some(how);
         assert!(matches!(
-            NbtFile::read(&bomb, &o).map_err(NbtError::into_kind),
+            NbtFile::decode(&bomb, o).map_err(NbtError::into_kind),
             Err(NbtErrorKind::DecompressLimit { limit }) if limit == 1 << 20
         ));
     }
@@ -187,30 +187,30 @@ fn zlib_without_checksum_is_accepted_when_the_nbt_is_complete() {
     e.write_all(&nbt).unwrap();
     let mut z = e.finish().unwrap();
     z.truncate(z.len() - 4); // drop the Adler-32
-    let f = NbtFile::read(&z, &FileOptions::default()).unwrap();
+    let f = NbtFile::decode(&z, FileOptions::default()).unwrap();
     assert_eq!(f.compression, Compression::Zlib);
     assert!(!f.stream_complete);
-    assert_eq!(f.to_uncompressed().unwrap(), nbt);
+    assert_eq!(f.encode_uncompressed().unwrap(), nbt);
     // Cut into the deflate data itself: the NBT is incomplete, so it is an error.
     z.truncate(z.len() / 2);
-    assert!(NbtFile::read(&z, &FileOptions::default()).is_err());
+    assert!(NbtFile::decode(&z, FileOptions::default()).is_err());
 }
 
 #[test]
 fn trailing_bytes_are_the_callers_choice() {
     let mut data = nested_compounds(2);
     data.extend_from_slice(&[1, 2, 3]);
-    let f = NbtFile::read(&data, &FileOptions::default()).unwrap();
+    let f = NbtFile::decode(&data, FileOptions::default()).unwrap();
     assert_eq!(f.trailing, 3);
     let strict = FileOptions {
         strict_trailing: true,
         ..FileOptions::default()
     };
     assert!(matches!(
-        NbtFile::read(&data, &strict).map_err(NbtError::into_kind),
+        NbtFile::decode(&data, strict).map_err(NbtError::into_kind),
         Err(NbtErrorKind::TrailingBytes { count: 3 })
     ));
-    assert!(def_runtime::nbt::read_exact(&data, &ReadOptions::default()).is_err());
+    assert!(def_runtime::nbt::decode_exact(&data, ReadOptions::default()).is_err());
 }
 
 /// xorshift64*: deterministic corruption without a dependency.
@@ -280,15 +280,15 @@ fn corrupted_input_never_panics_and_both_readers_agree() {
             let bad = corrupt(&mut rng, seed);
             for ed in [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork] {
                 let o = ReadOptions::new(ed);
-                let a = read_root(&bad, &o);
-                let b = BorrowedNbt::read(&bad, &o);
+                let a = decode(&bad, o);
+                let b = BorrowedNbt::decode(&bad, o);
                 assert_eq!(a.is_ok(), b.is_ok(), "readers disagree ({ed:?})");
                 if let (Ok((t, used)), Ok(b)) = (&a, &b) {
                     assert_eq!(*used, b.consumed());
                     assert_eq!(b.to_owned_roots()[0], *t);
                 }
                 // The lazy read plus string validation accepts and rejects alike.
-                let lazy = BorrowedNbt::read_lazy(&bad, &o)
+                let lazy = BorrowedNbt::decode_lazy(&bad, o)
                     .and_then(|l| l.try_to_owned_roots().map(|r| (r, l.consumed())));
                 assert_eq!(a.is_ok(), lazy.is_ok(), "lazy reader disagrees ({ed:?})");
                 if let (Ok((t, used)), Ok((r, n))) = (&a, &lazy) {
@@ -297,8 +297,8 @@ fn corrupted_input_never_panics_and_both_readers_agree() {
                 cases += 1;
             }
             // Compressed and text paths too.
-            let _ = NbtFile::read(&bad, &FileOptions::default());
-            let _ = def_runtime::nbt::region::RegionFile::parse(&bad);
+            let _ = NbtFile::decode(&bad, FileOptions::default());
+            let _ = def_runtime::nbt::region::RegionFile::decode(&bad);
             let text = String::from_utf8_lossy(&bad);
             let _ = snbt::parse(&text);
             let _ = def_runtime::nbt::dump::Json::parse(&text);

@@ -7,7 +7,8 @@ use crate::support;
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::{
-    Compound, Edition, List, Nbt, NbtString, ReadOptions, RootForm, Tag, TagType, read_exact, snbt,
+    Compound, Edition, List, Nbt, NbtString, ReadOptions, RootForm, Tag, TagType, decode_exact,
+    snbt,
 };
 use proptest::prelude::*;
 
@@ -83,12 +84,12 @@ proptest! {
 
     #[test]
     fn java_binary_round_trip(r in root()) {
-        let bytes = r.to_bytes(Edition::Java).unwrap();
+        let bytes = r.encode(Edition::Java).unwrap();
         let o = ReadOptions::default();
-        let back = read_exact(&bytes, &o).unwrap();
+        let back = decode_exact(&bytes, o).unwrap();
         prop_assert_eq!(&back, &r);
-        prop_assert_eq!(back.to_bytes(Edition::Java).unwrap(), bytes.clone());
-        let b = BorrowedNbt::read(&bytes, &o).unwrap();
+        prop_assert_eq!(back.encode(Edition::Java).unwrap(), bytes.clone());
+        let b = BorrowedNbt::decode(&bytes, o).unwrap();
         prop_assert_eq!(b.consumed(), bytes.len());
         prop_assert_eq!(&b.to_owned_roots()[0], &r);
     }
@@ -96,22 +97,22 @@ proptest! {
     #[test]
     fn nameless_root_of_any_type(t in tag()) {
         let r = Nbt::nameless(t);
-        let bytes = r.to_bytes(Edition::Java).unwrap();
+        let bytes = r.encode(Edition::Java).unwrap();
         let o = ReadOptions::default().root(RootForm::Nameless);
-        prop_assert_eq!(read_exact(&bytes, &o).unwrap(), r.clone());
-        prop_assert_eq!(BorrowedNbt::read(&bytes, &o).unwrap().to_owned_roots()[0].clone(), r);
+        prop_assert_eq!(decode_exact(&bytes, o).unwrap(), r.clone());
+        prop_assert_eq!(BorrowedNbt::decode(&bytes, o).unwrap().to_owned_roots()[0].clone(), r);
     }
 
     #[test]
     fn bedrock_round_trips(r in root()) {
         for ed in [Edition::Bedrock, Edition::BedrockNetwork] {
             // Bedrock strings are UTF-8: a tree with a lone surrogate cannot be written.
-            let Ok(bytes) = r.to_bytes(ed) else { continue };
+            let Ok(bytes) = r.encode(ed) else { continue };
             let o = ReadOptions::new(ed);
-            let back = read_exact(&bytes, &o).unwrap();
+            let back = decode_exact(&bytes, o).unwrap();
             prop_assert_eq!(&back, &r);
-            prop_assert_eq!(back.to_bytes(ed).unwrap(), bytes.clone());
-            prop_assert_eq!(&BorrowedNbt::read(&bytes, &o).unwrap().to_owned_roots()[0], &r);
+            prop_assert_eq!(back.encode(ed).unwrap(), bytes.clone());
+            prop_assert_eq!(&BorrowedNbt::decode(&bytes, o).unwrap().to_owned_roots()[0], &r);
         }
     }
 
@@ -195,7 +196,7 @@ fn bigtest_snbt_equals_its_binary_twin() {
         std::fs::read(raw).unwrap(),
     );
     let from_text = snbt::parse(&text).unwrap();
-    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let f = def_runtime::nbt::NbtFile::decode(&raw, Default::default()).unwrap();
     assert_eq!(from_text, f.roots[0].tag);
     // And our own SNBT of it parses back to the same tree.
     assert_eq!(snbt::parse(&snbt::to_snbt(&from_text)).unwrap(), from_text);

@@ -135,7 +135,7 @@ fn build() -> Option<(RegionFile, Vec<Vec<u8>>)> {
     let mut plains = vec![];
     for (i, (name, how, x, z)) in CHUNKS.into_iter().enumerate() {
         let raw = sample(name)?;
-        let mut f = NbtFile::read(&raw, &FileOptions::default()).unwrap();
+        let mut f = NbtFile::decode(&raw, FileOptions::default()).unwrap();
         f.compression = how;
         region.insert(Chunk::new(x, z, f, 1_700_000_000 + i as u32).unwrap());
         plains.push(plain(&raw));
@@ -182,7 +182,7 @@ fn every_scheme_and_an_external_chunk_round_trip_byte_identical() {
     let parts = region.to_parts().unwrap();
     check_independently(&parts, &plains);
     assert!(
-        matches!(region.to_bytes().map_err(NbtError::into_kind), Err(NbtErrorKind::Region(m)) if m.contains("c.-29.64.mcc"))
+        matches!(region.encode().map_err(NbtError::into_kind), Err(NbtErrorKind::Region(m)) if m.contains("c.-29.64.mcc"))
     );
 
     // On disk and back: the external chunk is read from beside the region.
@@ -239,10 +239,10 @@ fn a_changed_chunk_is_re_encoded_and_the_others_keep_their_bytes() {
         return;
     };
     let before = region.to_parts().unwrap();
-    let mut r = RegionFile::parse_at(
+    let mut r = RegionFile::decode_at(
         &before.region,
         (-1, 2),
-        &FileOptions::default(),
+        FileOptions::default(),
         1 << 30,
         Some(&mut |name: &str, _| {
             Ok(before
@@ -268,7 +268,7 @@ fn a_changed_chunk_is_re_encoded_and_the_others_keep_their_bytes() {
     for (a, b) in old.iter().zip(&new) {
         if a.index == 5 + 32 {
             assert_eq!(b.id, 4, "re-encoded with the scheme asked for");
-            let f = NbtFile::read(&decompress(b.id, &b.stored), &FileOptions::default()).unwrap();
+            let f = NbtFile::decode(&decompress(b.id, &b.stored), FileOptions::default()).unwrap();
             assert_eq!(
                 f.root().unwrap().get_path("Level.xPos").unwrap().as_int(),
                 Some(12345)
@@ -286,8 +286,8 @@ fn real_regions_keep_their_chunks_and_timestamps() {
         let Some(raw) = sample(name) else {
             return;
         };
-        let r = RegionFile::parse(&raw).unwrap();
-        let out = r.to_bytes().unwrap();
+        let r = RegionFile::decode(&raw).unwrap();
+        let out = r.encode().unwrap();
         assert_eq!(slots(&out), slots(&raw), "{name}");
     }
 }
@@ -300,15 +300,15 @@ fn unreadable_slots_are_refused_and_unknown_schemes_kept() {
     region[2 * 4096..2 * 4096 + 8].copy_from_slice(&[0, 0, 0, 4, 127, 1, 2, 3]);
     // Slot 1: points past the end of the file.
     region[4..8].copy_from_slice(&((9u32 << 8) | 1).to_be_bytes());
-    let mut r = RegionFile::parse(&region).unwrap();
+    let mut r = RegionFile::decode(&region).unwrap();
     assert_eq!(r.chunks[0].status, ChunkStatus::UnknownCompression);
     assert_eq!(r.chunks[1].status, ChunkStatus::OutOfFile);
     assert!(matches!(
-        r.to_bytes().map_err(NbtError::into_kind),
+        r.encode().map_err(NbtError::into_kind),
         Err(NbtErrorKind::RegionChunk { index: 1, .. })
     ));
     r.chunks.retain(|c| c.index != 1);
-    let out = r.to_bytes().unwrap();
+    let out = r.encode().unwrap();
     assert_eq!(
         slots(&out),
         [Slot {
@@ -342,7 +342,7 @@ fn corrupted_headers_never_lose_a_chunk_silently() {
         for v in [0u8, 1, 2, 3, 4, 0x7f, 0x82, 0xff] {
             let mut bad = raw.clone();
             bad[at] = v;
-            let Ok(r) = RegionFile::parse(&bad) else {
+            let Ok(r) = RegionFile::decode(&bad) else {
                 continue;
             };
             let Ok(parts) = r.to_parts() else {
@@ -350,7 +350,7 @@ fn corrupted_headers_never_lose_a_chunk_silently() {
                 continue;
             };
             written += 1;
-            let back = RegionFile::parse(&parts.region).unwrap();
+            let back = RegionFile::decode(&parts.region).unwrap();
             let key = |r: &RegionFile| {
                 r.chunks
                     .iter()
@@ -369,7 +369,7 @@ fn a_chunk_tree_is_one_call_away_or_an_error_saying_why() {
     let Some(raw) = sample("querz__r.0.0.mca") else {
         return;
     };
-    let mut r = RegionFile::parse(&raw).unwrap();
+    let mut r = RegionFile::decode(&raw).unwrap();
     let all: Vec<(usize, usize)> = (0..32).flat_map(|z| (0..32).map(move |x| (x, z))).collect();
     let &(x, z) = all
         .iter()
@@ -383,7 +383,7 @@ fn a_chunk_tree_is_one_call_away_or_an_error_saying_why() {
     };
     let old = r.tree_mut(x, z).unwrap().set_path(path, 4242i32).unwrap();
     assert!(matches!(old, Tag::Int(_)));
-    let back = RegionFile::parse(&r.to_bytes().unwrap()).unwrap();
+    let back = RegionFile::decode(&r.encode().unwrap()).unwrap();
     assert_eq!(
         back.tree(x, z).unwrap().get_path(path).unwrap().as_int(),
         Some(4242)

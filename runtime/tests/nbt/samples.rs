@@ -85,7 +85,7 @@ fn check_all(dir: PathBuf) -> Outcome {
         out.checked += 1;
         let mut fail = |m: String| out.failures.push(format!("{name}: {m}"));
         let got: Result<String, String> = match kind.as_str() {
-            "region" => region::RegionFile::parse(&raw)
+            "region" => region::RegionFile::decode(&raw)
                 .map(|r| r.to_json())
                 .map_err(|e| e.to_string()),
             "snbt" => std::str::from_utf8(&raw)
@@ -97,7 +97,7 @@ fn check_all(dir: PathBuf) -> Outcome {
                     fail(format!("unknown kind {k}"));
                     continue;
                 };
-                match NbtFile::read(&raw, &opts) {
+                match NbtFile::decode(&raw, opts) {
                     Ok(f) => {
                         // Bytes consumed and trailing bytes must agree with the dump's meta.
                         for (key, ours) in
@@ -118,21 +118,21 @@ fn check_all(dir: PathBuf) -> Outcome {
                             // The zero-copy reader must see the same tree.
                             let body = &plain[if f.header.is_some() { 8 } else { 0 }..];
                             let b = if opts.all_roots {
-                                BorrowedNbt::read_all(body, &opts.read)
+                                BorrowedNbt::decode_all(body, opts.read)
                             } else {
-                                BorrowedNbt::read(body, &opts.read)
+                                BorrowedNbt::decode(body, opts.read)
                             };
                             let lazy = if opts.all_roots {
-                                BorrowedNbt::read_all_lazy(body, &opts.read)
+                                BorrowedNbt::decode_all_lazy(body, opts.read)
                             } else {
-                                BorrowedNbt::read_lazy(body, &opts.read)
+                                BorrowedNbt::decode_lazy(body, opts.read)
                             };
                             // So must the owned reader that leaves strings unchecked.
                             let unchecked = FileOptions {
-                                read: opts.read.clone().check_strings(false),
-                                ..opts.clone()
+                                read: opts.read.check_strings(false),
+                                ..opts
                             };
-                            match NbtFile::read(&raw, &unchecked) {
+                            match NbtFile::decode(&raw, unchecked) {
                                 Ok(u) if u.roots == f.roots => {}
                                 Ok(_) => {
                                     fail("unchecked owned reader sees a different tree".into())
@@ -149,7 +149,7 @@ fn check_all(dir: PathBuf) -> Outcome {
                                 Ok(_) => fail("borrowed reader sees a different tree".into()),
                                 Err(e) => fail(format!("borrowed reader failed: {e}")),
                             }
-                            match f.to_uncompressed() {
+                            match f.encode_uncompressed() {
                                 Ok(w) if w == plain[..f.consumed] => {
                                     out.round_trips.push(name.clone())
                                 }
@@ -164,21 +164,21 @@ fn check_all(dir: PathBuf) -> Outcome {
                         let plain = compress::decompress(&raw, Compression::detect(&raw), 1 << 30)
                             .map(|d| d.data)
                             .unwrap_or_default();
-                        if BorrowedNbt::read(&plain, &opts.read).is_ok() {
+                        if BorrowedNbt::decode(&plain, opts.read).is_ok() {
                             fail("borrowed reader accepts a file the owned reader rejects".into());
                         }
-                        if BorrowedNbt::read_lazy(&plain, &opts.read)
+                        if BorrowedNbt::decode_lazy(&plain, opts.read)
                             .and_then(|l| l.validate_strings())
                             .is_ok()
                         {
                             fail("lazy read + validate_strings accepts a rejected file".into());
                         }
                         let unchecked = FileOptions {
-                            read: opts.read.clone().check_strings(false),
-                            ..opts.clone()
+                            read: opts.read.check_strings(false),
+                            ..opts
                         };
                         if !matches!(e.kind(), NbtErrorKind::InvalidString)
-                            && NbtFile::read(&raw, &unchecked).is_ok()
+                            && NbtFile::decode(&raw, unchecked).is_ok()
                         {
                             fail("unchecked owned reader accepts a malformed file".into());
                         }

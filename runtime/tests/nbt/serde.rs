@@ -64,7 +64,7 @@ fn struct_round_trips_through_every_flavour() {
     let p = player();
     for ed in [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork] {
         let bytes = to_bytes(&p, ed).unwrap();
-        let back: Player = from_bytes(&bytes, &ReadOptions::new(ed)).unwrap();
+        let back: Player = from_bytes(&bytes, ReadOptions::new(ed)).unwrap();
         assert_eq!(back, p);
     }
 }
@@ -117,7 +117,7 @@ fn read_a_real_player_file() {
         return;
     };
     let raw = std::fs::read(file).unwrap();
-    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let f = def_runtime::nbt::NbtFile::decode(&raw, Default::default()).unwrap();
     let p: Pos = from_tag(&f.roots[0].tag).unwrap();
     assert_eq!(p.pos.len(), 3);
     assert!(p.health > 0.0);
@@ -139,7 +139,7 @@ fn a_sub_value_deserialises_in_place_with_borrowed_strings() {
         return;
     };
     let raw = std::fs::read(file).unwrap();
-    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let f = def_runtime::nbt::NbtFile::decode(&raw, Default::default()).unwrap();
     let root = f.root().unwrap();
     let slot: Slot = from_view(root.get_path("Inventory[0]").unwrap()).unwrap();
     assert_eq!(
@@ -180,7 +180,7 @@ fn serde_errors_carry_the_tag_path() {
         return;
     };
     let raw = std::fs::read(file).unwrap();
-    let f = def_runtime::nbt::NbtFile::read(&raw, &Default::default()).unwrap();
+    let f = def_runtime::nbt::NbtFile::decode(&raw, Default::default()).unwrap();
     let e = from_tag::<Player>(&f.roots[0].tag).unwrap_err();
     assert!(
         matches!(e.kind(), def_runtime::nbt::NbtErrorKind::Serde(_)),

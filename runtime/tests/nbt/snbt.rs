@@ -258,7 +258,7 @@ fn real_files_round_trip_through_the_new_language() {
         let Some(path) = support::shared(&format!("nbt-samples/{name}")) else {
             return;
         };
-        let f = NbtFile::read(&std::fs::read(path).unwrap(), &Default::default()).unwrap();
+        let f = NbtFile::decode(&std::fs::read(path).unwrap(), Default::default()).unwrap();
         let tag = &f.root().unwrap().tag;
         let text = snbt::to_snbt_in(tag, Dialect::Modern).unwrap();
         let back = modern(&text);

@@ -6,7 +6,7 @@
 //! file. A chunk's sectors are read with one positioned read (`pread`) into a buffer of its own;
 //! nothing outlives the caller's visit of the chunk, so memory is bounded by what the threads
 //! hold at once: the budget is divided between them, and each chunk (its stored bytes, external
-//! file, inflated bytes and tree estimate, as [`super::RegionFile::parse_with_budget`] counts them) is
+//! file, inflated bytes and tree estimate, as [`super::RegionFile::decode_with_budget`] counts them) is
 //! read within its thread's share.
 
 use std::collections::BTreeMap;
@@ -45,7 +45,7 @@ pub struct ScanOptions {
     /// Memory of the whole scan in bytes ([`DEFAULT_REGION_BUDGET`] by default): the list of
     /// region files may take a quarter, and the rest is divided between the threads; each
     /// chunk is read within its thread's share, counted as in
-    /// [`RegionFile::parse_with_budget`](super::RegionFile::parse_with_budget), and is
+    /// [`RegionFile::decode_with_budget`](super::RegionFile::decode_with_budget), and is
     /// [`ChunkStatus::Invalid`] when it does not fit.
     pub budget: usize,
     /// Threads: 0 runs on the current rayon pool (the global one: a thread per core), another
@@ -507,9 +507,9 @@ impl Region<'_> {
         } else {
             &sectors[5..n + 4]
         };
-        let mut o = opts.file.clone();
+        let mut o = opts.file;
         o.compression = Some(c);
-        let f = NbtFile::read_counted(stored, &o, &mut used, share).map_err(|e| e.to_string())?;
+        let f = NbtFile::read_counted(stored, o, &mut used, share).map_err(|e| e.to_string())?;
         ch.nbt = Some(f);
         Ok(ChunkStatus::Ok)
     }
