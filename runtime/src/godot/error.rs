@@ -238,6 +238,7 @@ impl DecodeError {
     }
 
     /// The error with `path` as its path (a serde conversion's).
+    #[cfg(feature = "serde")]
     #[cold]
     pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
         self.0.path = path;
@@ -355,6 +356,7 @@ impl EncodeError {
     }
 
     /// The error with `path` as its path (a serde conversion's).
+    #[cfg(feature = "serde")]
     #[cold]
     pub(crate) fn with_path(mut self, path: ValuePath) -> Self {
         self.0.path = path;

@@ -62,11 +62,18 @@ pub struct Decompressed {
 /// Decompresses `data` (not for [`Compression::None`], which gives the bytes back), producing at
 /// most `limit` bytes.
 ///
-/// The output buffer is never larger than the output: once it passes 256 KiB the stream is inflated once to count its bytes (into a small scratch buffer, stopping at the
-/// limit) and again into a buffer of exactly that size (LZ4 reads the sizes from its block
-/// headers instead), so decompression holds at most the bytes it returns plus a constant, never
-/// a `Vec`'s doubled capacity or its old and new buffers at once. A bomb fails having held only
-/// the constant.
+/// The output buffer is sized before it is filled, never grown by doubling, so decompression
+/// holds at most the bytes it returns plus a constant, never a `Vec`'s doubled capacity or its
+/// old and new buffers at once; a bomb fails having held only the constant:
+/// * gzip: the size the file's own trailer gives (RFC 1952's `ISIZE`) sizes the buffer when it
+///   is believable (over 256 KiB, within the limit, and at most 1,032 times the input, deflate's
+///   greatest ratio), and the stream is inflated once into it. A stream that does not end there
+///   (a multi-member file, a false field) is inflated again as below; one that ends early keeps
+///   the spare room, at most that 1,032 times the input.
+/// * otherwise, output up to 256 KiB is collected as it comes; longer output is inflated once to
+///   count its bytes (into a small scratch buffer, stopping at the limit) and again into a buffer
+///   of exactly that size.
+/// * LZ4 reads the sizes from its block headers.
 pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompressed> {
     match how {
         Compression::None => {
@@ -81,7 +88,16 @@ pub fn decompress(data: &[u8], how: Compression, limit: usize) -> Result<Decompr
         }
         // `bufread` decoders read the input in place (the `read` ones copy it through a
         // 32 KiB buffer of their own first).
-        Compression::Gzip => drain(|| flate2::bufread::GzDecoder::new(data), limit),
+        Compression::Gzip => {
+            let open = || flate2::bufread::GzDecoder::new(data);
+            match gzip_size(data, limit) {
+                Some(size) => match inflate_sized(open(), size)? {
+                    Some(done) => Ok(done),
+                    None => drain(open, limit),
+                },
+                None => drain(open, limit),
+            }
+        }
         Compression::Zlib => drain(|| flate2::bufread::ZlibDecoder::new(data), limit),
         Compression::Lz4 => lz4_blocks(data, limit),
     }
@@ -124,6 +140,38 @@ fn exact(len: usize) -> Result<Vec<u8>> {
     v.try_reserve_exact(len)
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
     Ok(v)
+}
+
+/// The output size a gzip file's trailer gives, when it is to be believed (see [`decompress`]).
+fn gzip_size(data: &[u8], limit: usize) -> Option<usize> {
+    // A member is at least a 10-byte header and an 8-byte trailer, whose last 4 bytes are the
+    // size of the input mod 2^32.
+    let trailer: [u8; 4] = data.get(data.len().checked_sub(4)?..)?.try_into().ok()?;
+    let size = u32::from_le_bytes(trailer) as usize;
+    (data.len() >= 18 && size > GROW_FREELY && size <= limit && size / 1032 <= data.len())
+        .then_some(size)
+}
+
+/// Inflates `r` into a buffer of `size` bytes, in one pass; `None` when the stream has more
+/// than `size` bytes (the caller inflates it again by counting).
+fn inflate_sized(r: impl Read, size: usize) -> Result<Option<Decompressed>> {
+    let mut out = exact(size)?;
+    let mut r = r.take(size as u64);
+    // `read_to_end` fills the reserved room; at `size` bytes the `take` ends the reads, so it
+    // never grows the buffer. Bytes read before an error stay in `out`.
+    if let Err(e) = r.read_to_end(&mut out) {
+        return finish(out, Some(e.to_string())).map(Some);
+    }
+    if out.len() < size {
+        return finish(out, None).map(Some);
+    }
+    // The stream must end here.
+    let mut probe = [0u8; 1];
+    match read_some(&mut r.into_inner(), &mut probe) {
+        Ok(0) => finish(out, None).map(Some),
+        Ok(_) => Ok(None),
+        Err(e) => finish(out, Some(e)).map(Some),
+    }
 }
 
 /// Inflates the stream `open` makes, within `limit` (see [`decompress`] for the two passes).

@@ -178,6 +178,32 @@ fn decompression_holds_its_output_and_a_constant() {
 }
 
 #[test]
+fn a_gzip_size_field_that_lies_changes_neither_the_bytes_nor_the_bound() {
+    let _g = serial();
+    use def_runtime::nbt::{Compression, compress};
+    let n = (3 << 20) + 12_345;
+    let plain = patterned(n);
+    let packed = compress::compress(&plain, Compression::Gzip).unwrap();
+    let at = packed.len() - 4;
+    // Too small (the stream runs past the room it gives), too large, and true.
+    for claimed in [300 << 10, n + 4096, n] {
+        let mut lying = packed.clone();
+        lying[at..].copy_from_slice(&(claimed as u32).to_le_bytes());
+        let mut out = None;
+        let peak =
+            peak_during(|| out = Some(compress::decompress(&lying, Compression::Gzip, usize::MAX)));
+        let d = out.unwrap().unwrap();
+        // Every byte of the deflate stream comes out; the trailer's check fails unless true.
+        assert!(d.data == plain, "claimed {claimed}: other bytes");
+        assert_eq!(d.complete, claimed == n, "claimed {claimed}: {:?}", d.error);
+        assert!(
+            peak <= n.max(claimed) + DECOMPRESS_SLACK,
+            "claimed {claimed}: peak {peak} for {n} bytes out"
+        );
+    }
+}
+
+#[test]
 fn a_broken_stream_gives_what_it_decoded_within_its_size() {
     let _g = serial();
     use def_runtime::nbt::{Compression, compress};
