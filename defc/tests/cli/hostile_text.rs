@@ -5,9 +5,7 @@
 //! zero-width characters, and its standard output and error are checked character by character
 //! against a list written here (not the rule's own); the SVG is parsed as XML.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// A field name that clears the screen and retitles the terminal.
 const NAME_A: &str = "a\u{1b}[2J\u{1b}]0;title\u{7}b";
@@ -45,20 +43,8 @@ struct Run {
 }
 
 fn defc(args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
-    Run {
-        ok: out.status.success(),
-        stdout: String::from_utf8(out.stdout).expect("UTF-8 output"),
-        stderr: String::from_utf8(out.stderr).expect("UTF-8 output"),
-    }
+    let (ok, stdout, stderr) = crate::run::text(args, stdin);
+    Run { ok, stdout, stderr }
 }
 
 /// Runs defc and checks both streams; returns them.

@@ -19,8 +19,7 @@ use def_runtime::tera::dynamic::{LoadOptions, Protocol};
 use def_runtime::tera::session::{Cipher, HELLO, KEY_LEN, KeyMixing, Session};
 use serde_json::Value;
 
-#[path = "../../runtime/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 const WAIT: Duration = Duration::from_secs(60);
 

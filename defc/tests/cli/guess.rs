@@ -19,8 +19,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "../../runtime/tests/support/mod.rs"]
-mod support;
+use crate::support;
 
 fn read_map(path: &Path) -> BTreeMap<String, u16> {
     let text = std::fs::read_to_string(path).unwrap();

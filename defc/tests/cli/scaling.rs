@@ -4,16 +4,10 @@
 //! `explain --svg` draws each field once; `check` summarises repeated warnings.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-fn defc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::run::defc;
 
 fn dir(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

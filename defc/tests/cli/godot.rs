@@ -4,29 +4,9 @@
 //! typed array as the plain one a 4.2 engine writes.
 #![cfg(feature = "godot")]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
+/// `defc args` with `stdin`, as text.
 fn defc(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    crate::run::text(args, stdin.as_bytes())
 }
 
 fn round_trip(godot: &str, hex: &str) {

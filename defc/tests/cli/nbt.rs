@@ -4,37 +4,10 @@
 //! chunk; the largest values that fit are written exactly.
 #![cfg(all(feature = "nbt", unix))]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
-/// Runs defc with `stdin`; a child still running after two minutes is killed and the test
-/// fails (a hang guard for the FIFO case, not a measurement).
-fn defc(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin).unwrap();
-    drop(input);
-    let id = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(child.wait_with_output());
-    });
-    match rx.recv_timeout(std::time::Duration::from_secs(120)) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            // Only the child this test started, by its id.
-            let _ = Command::new("kill").arg(id.to_string()).status();
-            panic!("defc {args:?} blocked");
-        }
-    }
-}
+use crate::run::defc_with as defc;
 
 struct TempDir(PathBuf);
 

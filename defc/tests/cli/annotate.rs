@@ -3,22 +3,14 @@
 //! amount`), and `annotate` on golden vectors (values against the vectors' objects).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-#[path = "../../runtime/tests/support/mod.rs"]
-mod support;
+use crate::run::defc;
+use crate::support;
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../protocol-defs/data/definitions/S_EXAMPLE.1.def")
-}
-
-fn defc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .output()
-        .unwrap()
 }
 
 /// An S_EXAMPLE packet by hand: the body holds the name's offset, the items' count and offset,

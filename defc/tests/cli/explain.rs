@@ -4,17 +4,9 @@
 //! parsed as XML.
 
 use std::path::Path;
-use std::process::Command;
 
-#[path = "../../runtime/tests/support/mod.rs"]
-mod support;
-
-fn defc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::run::defc;
+use crate::support;
 
 #[test]
 fn table_and_svg_of_the_example() {
