@@ -74,24 +74,8 @@ enum Command {
     },
     /// Write a crate for one protocol version: the chosen messages, the opcode map, the Packet enum.
     Gen {
-        /// The definitions folder.
-        #[arg(long)]
-        defs: PathBuf,
-        /// The opcode map (`protocol.N.map`).
-        #[arg(long)]
-        map: PathBuf,
-        /// `deprecated.json`.
-        #[arg(long)]
-        deprecated: Option<PathBuf>,
-        /// The patch whose current versions to choose (default: the newest).
-        #[arg(long)]
-        patch: Option<u32>,
-        /// The platform whose files override the plain ones.
-        #[arg(long, default_value = "pc", value_parser = ["pc", "ps4", "xb1"])]
-        platform: String,
-        /// Opcodes with 8 bytes of padding after the header, comma-separated.
-        #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
-        padding_opcodes: Vec<u16>,
+        #[command(flatten)]
+        protocol: ProtocolArgs,
         /// Also depend on the runtime by path (its folder; a relative path is written relative
         /// to the crate's folder), for development. The dependency always has a version, that
         /// of this defc, so the crate can be packaged and published as it is.
@@ -209,26 +193,8 @@ enum Command {
         /// The server's address.
         #[arg(long)]
         upstream: String,
-        /// The definitions folder.
-        #[arg(long)]
-        defs: PathBuf,
-        /// The opcode map (`protocol.N.map`).
-        #[arg(long)]
-        map: PathBuf,
-        /// `deprecated.json` (none is read without it, as for `gen`).
-        #[arg(long)]
-        deprecated: Option<PathBuf>,
-        /// The patch: whose current versions decode the log, and the cipher's key mixing
-        /// (before or from patch 45). Default: the newest versions, the mixing from 45.
-        #[arg(long)]
-        patch: Option<u32>,
-        /// The platform whose files override the plain ones.
-        #[arg(long, default_value = "pc", value_parser = ["pc", "ps4", "xb1"])]
-        platform: String,
-        /// Opcodes with 8 bytes of padding after the header, comma-separated (their packets
-        /// are decoded, for hooks and the log, past the padding).
-        #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
-        padding_opcodes: Vec<u16>,
+        #[command(flatten)]
+        protocol: ProtocolArgs,
         /// No handshake and no cipher (emulators, tests).
         #[arg(long)]
         plaintext: bool,
@@ -244,6 +210,37 @@ enum Command {
     #[cfg(feature = "nbt")]
     #[command(subcommand)]
     Nbt(nbt::Cmd),
+}
+
+/// The protocol a command reads: definitions, map, and how the current versions are chosen
+/// (`gen`, `proxy`).
+#[derive(clap::Args, Debug)]
+struct ProtocolArgs {
+    /// The definitions folder.
+    #[arg(long)]
+    defs: PathBuf,
+    /// The opcode map (`protocol.N.map`).
+    #[arg(long)]
+    map: PathBuf,
+    /// `deprecated.json` (none is read without it).
+    #[arg(long)]
+    deprecated: Option<PathBuf>,
+    /// The patch whose current versions to choose (default: the newest); for `proxy` also the
+    /// cipher's key mixing (before or from patch 45; default: from 45).
+    #[arg(long)]
+    patch: Option<u32>,
+    /// The platform whose files override the plain ones: `pc`, `ps4` or `xb1`.
+    #[arg(long, default_value = "pc", value_parser = parse_platform)]
+    platform: def_parser::ast::Platform,
+    /// Opcodes with 8 bytes of padding after the header, comma-separated (their packets are
+    /// read past the padding).
+    #[arg(long, value_delimiter = ',', value_parser = parse_u16)]
+    padding_opcodes: Vec<u16>,
+}
+
+/// `pc`, `ps4` or `xb1`.
+fn parse_platform(s: &str) -> Result<def_parser::ast::Platform, String> {
+    def_parser::ast::Platform::parse(s).ok_or_else(|| "not pc, ps4 or xb1".to_string())
 }
 
 /// A `u16` in decimal or `0x` hex.
@@ -303,12 +300,15 @@ fn main() -> ExitCode {
             report_candidates,
         }),
         Command::Gen {
-            defs,
-            map,
-            deprecated,
-            patch,
-            platform,
-            padding_opcodes,
+            protocol:
+                ProtocolArgs {
+                    defs,
+                    map,
+                    deprecated,
+                    patch,
+                    platform,
+                    padding_opcodes,
+                },
             runtime_path,
             license,
             repository,
@@ -325,8 +325,7 @@ fn main() -> ExitCode {
             o.serde = !no_serde;
             o.deprecated = deprecated;
             o.patch = patch;
-            o.platform = def_parser::ast::Platform::parse(&platform)
-                .unwrap_or(def_parser::ast::Platform::Pc);
+            o.platform = platform;
             o.padding_opcodes = padding_opcodes;
             let c = def_codegen::protocol::CrateOptions {
                 runtime: def_codegen::protocol::RuntimeDep {
@@ -356,24 +355,18 @@ fn main() -> ExitCode {
         Command::Proxy {
             listen,
             upstream,
-            defs,
-            map,
-            deprecated,
-            patch,
-            platform,
-            padding_opcodes,
+            protocol,
             plaintext,
             log,
         } => proxy::run(&proxy::Args {
             listen: &listen,
             upstream: &upstream,
-            defs: &defs,
-            map: &map,
-            deprecated: deprecated.as_deref(),
-            patch,
-            platform: def_parser::ast::Platform::parse(&platform)
-                .unwrap_or(def_parser::ast::Platform::Pc),
-            padding_opcodes,
+            defs: &protocol.defs,
+            map: &protocol.map,
+            deprecated: protocol.deprecated.as_deref(),
+            patch: protocol.patch,
+            platform: protocol.platform,
+            padding_opcodes: protocol.padding_opcodes,
             plaintext,
             log: log.as_deref(),
         }),
