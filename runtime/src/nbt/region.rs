@@ -33,6 +33,7 @@
 //! Whole worlds (feature `nbt-world`): [`scan_world`] reads every region file of a world folder
 //! in parallel, chunk by chunk, within one memory budget, and hands each chunk to the caller.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 #[cfg(feature = "nbt-world")]
@@ -278,6 +279,67 @@ enum Loaded {
 /// included).
 type Load<'a> = dyn FnMut(&str, usize, &mut usize) -> Loaded + 'a;
 
+/// One used slot of a region file, from its tables.
+pub(crate) struct Slot {
+    pub(crate) index: usize,
+    pub(crate) sector: u32,
+    pub(crate) count: u8,
+    pub(crate) timestamp: u32,
+    /// Why it is not read, when its tables say so already.
+    pub(crate) status: Option<ChunkStatus>,
+}
+
+/// The used slots of a region file of `len` bytes whose tables are `tables` (its first 8 KiB);
+/// a slot outside the file, or whose reserved sectors (the count its location gives, as
+/// Minecraft reserves them) overlap those of a slot with a smaller index, has its status. The
+/// one reading of the tables for `RegionFile` and the world scan.
+pub(crate) fn slots(tables: &[u8], len: u64) -> Vec<Slot> {
+    let file_sectors = len.div_ceil(SECTOR as u64);
+    // Reservations of the slots read so far: first sector → (end, slot); disjoint.
+    let mut taken: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
+    let mut out = Vec::new();
+    for index in 0..1024 {
+        let loc = be32(tables, 4 * index);
+        if loc == 0 {
+            continue;
+        }
+        let sector = loc >> 8;
+        let count = (loc & 0xFF) as u8;
+        let mut slot = Slot {
+            index,
+            sector,
+            count,
+            timestamp: be32(tables, SECTOR + 4 * index),
+            status: None,
+        };
+        let (start, end) = (
+            sector as u64,
+            (sector as u64 + count as u64).min(file_sectors),
+        );
+        if sector < 2 || start >= end {
+            slot.status = Some(ChunkStatus::OutOfFile);
+        } else {
+            let before = taken
+                .range(..=start)
+                .next_back()
+                .filter(|(_, (e, _))| *e > start);
+            let after = taken.range(start..end).next();
+            if let Some((_, &(_, other))) = before.or(after) {
+                slot.status = Some(ChunkStatus::Invalid(format!(
+                    "its sectors overlap those of slot {other} (x {}, z {}); a slot's data is \
+                     read once",
+                    other % 32,
+                    other / 32
+                )));
+            } else {
+                taken.insert(start, (end, index));
+            }
+        }
+        out.push(slot);
+    }
+    out
+}
+
 impl RegionFile {
     /// Parses a region file with default NBT options (Java, limits on); external chunks are
     /// left unread ([`ChunkStatus::External`]).
@@ -399,9 +461,6 @@ impl RegionFile {
                 data.len()
             ))));
         }
-        const FREE: u16 = u16::MAX;
-        // The slot whose data each sector of the file holds, so that no sector is read twice.
-        let mut owner = vec![FREE; data.len().div_ceil(SECTOR)];
         let mut chunks = Vec::new();
         let mut used = 0usize;
         let spent = |used: usize| {
@@ -410,14 +469,14 @@ impl RegionFile {
                  earlier chunks)"
             ))
         };
-        for index in 0..1024 {
-            let loc = be32(data, 4 * index);
-            if loc == 0 {
-                continue;
-            }
-            let sector = loc >> 8;
-            let sector_count = (loc & 0xFF) as u8;
-            let timestamp = be32(data, SECTOR + 4 * index);
+        for slot in slots(data, data.len() as u64) {
+            let Slot {
+                index,
+                sector,
+                count: sector_count,
+                timestamp,
+                status,
+            } = slot;
             let mut ch = Chunk {
                 index,
                 sector,
@@ -435,7 +494,12 @@ impl RegionFile {
                 .len()
                 .saturating_sub(start)
                 .min(sector_count as usize * SECTOR);
-            if sector < 2 || avail < 5 {
+            if let Some(status) = status {
+                ch.status = status;
+                chunks.push(ch);
+                continue;
+            }
+            if avail < 5 {
                 ch.status = ChunkStatus::OutOfFile;
                 chunks.push(ch);
                 continue;
@@ -452,21 +516,6 @@ impl RegionFile {
                 chunks.push(ch);
                 continue;
             }
-            // The sectors the chunk uses (all in the file, as checked above).
-            let first = sector as usize;
-            let sectors = &mut owner[first..first + (len + 4).div_ceil(SECTOR)];
-            if let Some(&other) = sectors.iter().find(|&&o| o != FREE) {
-                let other = other as usize;
-                ch.status = ChunkStatus::Invalid(format!(
-                    "its sectors overlap those of slot {other} (x {}, z {}), read already; a \
-                     slot's data is read once",
-                    other % 32,
-                    other / 32
-                ));
-                chunks.push(ch);
-                continue;
-            }
-            sectors.fill(index as u16);
             let left = budget.saturating_sub(used);
             if ch.is_external() {
                 let (cx, cz) = (

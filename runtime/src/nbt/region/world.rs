@@ -9,7 +9,6 @@
 //! file, inflated bytes and tree estimate, as [`super::RegionFile::decode_with_budget`] counts them) is
 //! read within its thread's share.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -18,8 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::{
-    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, be32, compression_of, coords_from_name, fsx,
-    unread,
+    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, be32, compression_of,
+    coords_from_name, fsx, slots, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::{FileOptions, NbtFile};
@@ -309,16 +308,6 @@ impl Listing {
     }
 }
 
-/// One used slot of a region file, from its tables.
-struct Slot {
-    index: usize,
-    sector: u32,
-    count: u8,
-    timestamp: u32,
-    /// Why it is not read, when its tables say so already.
-    status: Option<ChunkStatus>,
-}
-
 /// An open region file of a scan.
 struct Region<'a> {
     file: File,
@@ -371,55 +360,6 @@ fn scan_file(
         visit(rel, &ch);
     });
     Ok(())
-}
-
-/// The used slots of a region file of `len` bytes whose tables are `tables`; a slot outside the
-/// file, or whose reserved sectors overlap those of a slot with a smaller index, has its status.
-fn slots(tables: &[u8], len: u64) -> Vec<Slot> {
-    let file_sectors = len.div_ceil(SECTOR as u64);
-    // Reservations of the slots read so far: first sector → (end, slot); disjoint.
-    let mut taken: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
-    let mut out = Vec::new();
-    for index in 0..1024 {
-        let loc = be32(tables, 4 * index);
-        if loc == 0 {
-            continue;
-        }
-        let sector = loc >> 8;
-        let count = (loc & 0xFF) as u8;
-        let mut slot = Slot {
-            index,
-            sector,
-            count,
-            timestamp: be32(tables, SECTOR + 4 * index),
-            status: None,
-        };
-        let (start, end) = (
-            sector as u64,
-            (sector as u64 + count as u64).min(file_sectors),
-        );
-        if sector < 2 || start >= end {
-            slot.status = Some(ChunkStatus::OutOfFile);
-        } else {
-            let before = taken
-                .range(..=start)
-                .next_back()
-                .filter(|(_, (e, _))| *e > start);
-            let after = taken.range(start..end).next();
-            if let Some((_, &(_, other))) = before.or(after) {
-                slot.status = Some(ChunkStatus::Invalid(format!(
-                    "its sectors overlap those of slot {other} (x {}, z {}); a slot's data is \
-                     read once",
-                    other % 32,
-                    other / 32
-                )));
-            } else {
-                taken.insert(start, (end, index));
-            }
-        }
-        out.push(slot);
-    }
-    out
 }
 
 impl Region<'_> {
