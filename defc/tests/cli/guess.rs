@@ -3,7 +3,7 @@
 //! vectors with padding, its padded packets are used (padding is a per-opcode property, so a real
 //! capture has one form per opcode). The map is the independent expectation.
 //!
-//! Besides the three figures of the issue (claims right, true message missing from a candidate
+//! Besides the three figures a report gives (claims right, true message missing from a candidate
 //! list, opcodes claimed), each run is checked against the *identifiability ceiling*: an opcode
 //! is identifiable when every naming of the capture's opcodes consistent with the candidates
 //! (one message per opcode, one opcode per message, messages outside the capture free to own
@@ -443,7 +443,7 @@ fn guess_on_the_public_vectors() {
         names: true,
         current: false,
     };
-    // The issue's capture: every message of the newest map that has vectors.
+    // The full capture: every message of the newest map that has vectors.
     let all = capture(&vectors, &map, |_| true);
     let a = run_guess(&env, "all", &all, none);
     run_guess(&env, "all", &all, direction);
