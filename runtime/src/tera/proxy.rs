@@ -657,14 +657,10 @@ async fn pump(
                     continue;
                 };
                 let mut data = std::mem::take(&mut early);
-                t.decrypt(&mut data);
-                split.push(&data);
-                out.clear();
-                let (n, frame_error) = dispatch(direction, &mut split, &shared, &mut out);
+                let (n, frame_error) = carry(
+                    &mut data, &mut **t, direction, &mut split, &shared, &mut out,
+                );
                 packets += n;
-                if let Some(t) = transform.as_mut() {
-                    t.encrypt(&mut out);
-                }
                 to.write_all(&out)
                     .await
                     .map_err(|e| fail(&shared, io_err(true)(e)))?;
@@ -759,16 +755,11 @@ async fn pump(
             early.extend_from_slice(data);
             continue;
         }
-        if let Some(t) = transform.as_mut() {
-            t.decrypt(data);
-        }
-        split.push(data);
-        out.clear();
-        let (n, frame_error) = dispatch(direction, &mut split, &shared, &mut out);
+        let (n, frame_error) = match transform.as_mut() {
+            Some(t) => carry(data, &mut **t, direction, &mut split, &shared, &mut out),
+            None => carry(data, &mut Plain, direction, &mut split, &shared, &mut out),
+        };
         packets += n;
-        if let Some(t) = transform.as_mut() {
-            t.encrypt(&mut out);
-        }
         to.write_all(&out)
             .await
             .map_err(|e| fail(&shared, io_err(true)(e)))?;
@@ -809,6 +800,32 @@ fn fail(conn: &Conn, e: ProxyError) -> ProxyError {
     conn.wake(0);
     conn.wake(1);
     e
+}
+
+/// Carries bytes read from one side to what is to be written to the other: decrypted, split,
+/// handed to the hooks ([`dispatch`]) and encrypted again into `out`.
+fn carry(
+    data: &mut [u8],
+    transform: &mut dyn Transform,
+    direction: Direction,
+    split: &mut Splitter,
+    shared: &Conn,
+    out: &mut Vec<u8>,
+) -> (u64, Option<ProxyError>) {
+    transform.decrypt(data);
+    split.push(data);
+    out.clear();
+    let handled = dispatch(direction, split, shared, out);
+    transform.encrypt(out);
+    handled
+}
+
+/// No transform: plaintext sessions.
+struct Plain;
+
+impl Transform for Plain {
+    fn decrypt(&mut self, _: &mut [u8]) {}
+    fn encrypt(&mut self, _: &mut [u8]) {}
 }
 
 /// Hands every whole packet of `split` to the hooks and appends what is to be written this way
