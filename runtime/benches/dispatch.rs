@@ -13,23 +13,6 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Direction, Dispatch, Handled, HookOptions};
 use def_runtime::tera::framing::{Verdict, packets, relay};
-use def_runtime::tera::protocol::OpcodeMap;
-
-/// A map of 50 messages at opcodes 65000.. (leaked: a map is `'static`).
-fn map() -> OpcodeMap {
-    let names: Vec<(&'static str, u16)> = (0..50)
-        .map(|i| {
-            let name: &'static str = Box::leak(format!("HOOKED_{i:02}").into_boxed_str());
-            (name, 65000 + i)
-        })
-        .collect();
-    let by_opcode: Vec<(u16, &'static str)> = names.iter().map(|&(n, o)| (o, n)).collect();
-    OpcodeMap::new(
-        Box::leak(names.into_boxed_slice()),
-        Box::leak(by_opcode.into_boxed_slice()),
-        &[],
-    )
-}
 
 fn bench(c: &mut Criterion) {
     let stream = common::public_stream();
@@ -52,7 +35,7 @@ fn bench(c: &mut Criterion) {
         })
     });
     for hooks in [0usize, 1, 50] {
-        let map = map();
+        let map = common::hooked_map();
         let mut d = Dispatch::new(map, Options::new());
         for &(name, _) in map.by_name().iter().take(hooks) {
             d.raw(name, HookOptions::new(), |_, _| Action::Silence)

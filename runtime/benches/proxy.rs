@@ -24,32 +24,15 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Dispatch, HookOptions};
-use def_runtime::tera::protocol::OpcodeMap;
 use def_runtime::tera::proxy::{Proxy, Sender};
 use def_runtime::tera::session::{Cipher, HELLO, KEY_LEN, KeyMixing, Session};
-
-/// A map of 50 messages at opcodes 65000.. (leaked: a map is `'static`).
-fn map() -> OpcodeMap {
-    let names: Vec<(&'static str, u16)> = (0..50)
-        .map(|i| {
-            let name: &'static str = Box::leak(format!("HOOKED_{i:02}").into_boxed_str());
-            (name, 65000 + i)
-        })
-        .collect();
-    let by_opcode: Vec<(u16, &'static str)> = names.iter().map(|&(n, o)| (o, n)).collect();
-    OpcodeMap::new(
-        Box::leak(names.into_boxed_slice()),
-        Box::leak(by_opcode.into_boxed_slice()),
-        &[],
-    )
-}
 
 /// A proxy on 127.0.0.1 in front of `upstream`, served in a thread of its own.
 fn start(upstream: SocketAddr, plaintext: bool, hooks: usize) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let addr = listener.local_addr().unwrap();
-    let m = map();
+    let m = common::hooked_map();
     let proxy = Proxy::new(upstream, move |_: &Sender| {
         let mut d = Dispatch::new(m, Options::new());
         for &(name, _) in m.by_name().iter().take(hooks) {
