@@ -153,6 +153,36 @@ impl Chunk {
         self.compression_id & 0x80 != 0
     }
 
+    /// The name of the file holding this chunk's data when it is external, beside a region
+    /// file at region position `pos` (`c.<x>.<z>.mcc`, in world chunk coordinates).
+    fn external_name(&self, pos: (i32, i32)) -> String {
+        let (cx, cz) = (
+            pos.0 as i64 * 32 + self.x() as i64,
+            pos.1 as i64 * 32 + self.z() as i64,
+        );
+        format!("c.{cx}.{cz}.mcc")
+    }
+
+    /// Reads the chunk's length and compression id from the start of its sectors (`avail` bytes
+    /// of them are in the file, `sectors` holds at least their first 5 when there are) and
+    /// checks them against the sectors its slot reserves: the status when its data cannot be
+    /// read from there.
+    fn read_header(&mut self, sectors: &[u8], avail: usize) -> Option<ChunkStatus> {
+        if avail < 5 {
+            return Some(ChunkStatus::OutOfFile);
+        }
+        self.length = be32(sectors, 0);
+        self.compression_id = sectors[4];
+        let len = self.length as usize;
+        if len == 0 || len - 1 > self.sector_count as usize * SECTOR - 5 {
+            Some(ChunkStatus::BadLength)
+        } else if len + 4 > avail {
+            Some(ChunkStatus::OutOfFile)
+        } else {
+            None
+        }
+    }
+
     /// The decoded chunk, when `status` is `Ok`.
     pub fn nbt(&self) -> Option<&NbtFile> {
         self.nbt.as_ref()
@@ -494,35 +524,17 @@ impl RegionFile {
                 .len()
                 .saturating_sub(start)
                 .min(sector_count as usize * SECTOR);
-            if let Some(status) = status {
+            if let Some(status) =
+                status.or_else(|| ch.read_header(&data[start.min(data.len())..], avail))
+            {
                 ch.status = status;
                 chunks.push(ch);
                 continue;
             }
-            if avail < 5 {
-                ch.status = ChunkStatus::OutOfFile;
-                chunks.push(ch);
-                continue;
-            }
-            ch.length = be32(data, start);
-            ch.compression_id = data[start + 4];
             let len = ch.length as usize;
-            if len == 0 || len - 1 > sector_count as usize * SECTOR - 5 {
-                ch.status = ChunkStatus::BadLength;
-                chunks.push(ch);
-                continue;
-            } else if len + 4 > avail {
-                ch.status = ChunkStatus::OutOfFile;
-                chunks.push(ch);
-                continue;
-            }
             let left = budget.saturating_sub(used);
             if ch.is_external() {
-                let (cx, cz) = (
-                    pos.0 as i64 * 32 + ch.x() as i64,
-                    pos.1 as i64 * 32 + ch.z() as i64,
-                );
-                let name = format!("c.{cx}.{cz}.mcc");
+                let name = ch.external_name(pos);
                 let mut read = 0;
                 let loaded = load(&name, left, &mut read);
                 used = used.saturating_add(read);
@@ -638,14 +650,10 @@ impl RegionFile {
             let external =
                 (ch.is_external() && !ch.changed) || body.len() + 5 > MAX_SECTORS * SECTOR;
             if external {
-                let (cx, cz) = (
-                    self.x as i64 * 32 + ch.x() as i64,
-                    self.z as i64 * 32 + ch.z() as i64,
-                );
                 region.extend_from_slice(&1u32.to_be_bytes());
                 region.push(id | 0x80);
                 out.external
-                    .push((format!("c.{cx}.{cz}.mcc"), body.into_owned()));
+                    .push((ch.external_name((self.x, self.z)), body.into_owned()));
             } else {
                 region.extend_from_slice(&((body.len() + 1) as u32).to_be_bytes());
                 region.push(id);

@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::{
-    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, be32, compression_of,
-    coords_from_name, fsx, slots, unread,
+    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, compression_of, coords_from_name, fsx,
+    slots, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::{FileOptions, NbtFile};
@@ -409,14 +409,10 @@ impl Region<'_> {
         let mut sectors = vec![0u8; if opts.headers_only { 5 } else { avail }];
         read_at(&self.file, &self.path, &mut sectors, start)
             .map_err(|e| format!("read failed: {e}"))?;
-        ch.length = be32(&sectors, 0);
-        ch.compression_id = sectors[4];
-        let n = ch.length as usize;
-        if n == 0 || n - 1 > reserved - 5 {
-            return Ok(ChunkStatus::BadLength);
-        } else if n + 4 > avail {
-            return Ok(ChunkStatus::OutOfFile);
+        if let Some(status) = ch.read_header(&sectors, avail) {
+            return Ok(status);
         }
+        let n = ch.length as usize;
         let Some(c) = compression_of(ch.compression_id & 0x7F) else {
             return Ok(ChunkStatus::UnknownCompression);
         };
@@ -430,11 +426,7 @@ impl Region<'_> {
         let mut used = sectors.len();
         let external;
         let stored: &[u8] = if ch.is_external() {
-            let (cx, cz) = (
-                self.pos.0 as i64 * 32 + ch.x() as i64,
-                self.pos.1 as i64 * 32 + ch.z() as i64,
-            );
-            let name = format!("c.{cx}.{cz}.mcc");
+            let name = ch.external_name(self.pos);
             let left = share.saturating_sub(used);
             external = match fsx::read_in_folder(self.folder, &name, left, &mut used) {
                 Ok(bytes) => bytes,
