@@ -14,7 +14,7 @@ use super::file::NbtFile;
 use super::read::MAX_DEPTH_CAP;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 use super::view::TagView;
-use crate::path::PathSegment;
+use crate::path::{PathSegment, ValuePath};
 
 /// A JSON value with order-kept objects, numbers as text, strings as UTF-16 units.
 #[derive(Clone, Debug, PartialEq)]
@@ -578,13 +578,13 @@ pub(crate) fn json_string(s: &str) -> String {
 
 // ---------------------------------------------------------------- reading
 
-/// What is wrong with a node of a dump, and where: the keys and list indices from the node up
-/// to its root (innermost first, pushed as the error travels out). Made into
+/// What is wrong with a node of a dump, and where: its tag path, built as the error travels
+/// out. Made into
 /// [`NbtErrorKind::DumpEntry`] once, by the root's reader.
 #[derive(Debug)]
 struct Bad {
     reason: String,
-    path: Vec<PathSegment>,
+    path: ValuePath,
 }
 
 type Got<T> = core::result::Result<T, Bad>;
@@ -593,20 +593,19 @@ type Got<T> = core::result::Result<T, Bad>;
 fn bad(message: impl Into<String>) -> Bad {
     Bad {
         reason: message.into(),
-        path: Vec::new(),
+        path: ValuePath::default(),
     }
 }
 
 impl Bad {
     #[cold]
     fn within(mut self, step: PathSegment) -> Bad {
-        self.path.push(step);
+        self.path.push_outer(step);
         self
     }
 
     #[cold]
-    fn at_root(mut self, root: Option<usize>) -> NbtError {
-        self.path.reverse();
+    fn at_root(self, root: Option<usize>) -> NbtError {
         NbtError::in_path(
             NbtErrorKind::DumpEntry {
                 root,

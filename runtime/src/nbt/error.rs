@@ -71,11 +71,11 @@ impl NbtError {
         }))
     }
 
-    /// An error of `kind` about the value at `path` (root first).
+    /// An error of `kind` about the value at `path`.
     #[cold]
-    pub(crate) fn in_path(kind: NbtErrorKind, path: Vec<PathSegment>) -> NbtError {
+    pub(crate) fn in_path(kind: NbtErrorKind, path: ValuePath) -> NbtError {
         let mut e = NbtError::from(kind);
-        e.0.path = ValuePath::from_root_first(path);
+        e.0.path = path;
         e
     }
 

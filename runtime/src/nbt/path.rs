@@ -123,7 +123,7 @@ impl FromStr for ValuePath {
 fn not_found(walked: &[Step], reason: String) -> NbtError {
     NbtError::in_path(
         NbtErrorKind::PathNotFound { reason },
-        walked.iter().cloned().map(PathSegment::from).collect(),
+        ValuePath::from_root_first(walked.iter().cloned().map(PathSegment::from).collect()),
     )
 }
 
@@ -195,7 +195,8 @@ fn lookup_view_mut<'a>(start: Cur<'a>, path: &str) -> Result<TagViewMut<'a>> {
 /// the start itself) takes any type, a list element only its list's element type.
 fn set_at(start: Cur<'_>, path: &str, value: Tag) -> Result<Tag> {
     let wrong = |expected: &'static str, found: &'static str| -> Result<Tag> {
-        let at = parse(path)?.into_iter().map(PathSegment::from).collect();
+        let at =
+            ValuePath::from_root_first(parse(path)?.into_iter().map(PathSegment::from).collect());
         Err(NbtError::in_path(
             NbtErrorKind::WrongType { expected, found },
             at,
