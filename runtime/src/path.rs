@@ -92,35 +92,50 @@ pub(crate) fn quote(name: &str) -> String {
     s
 }
 
+/// Writes one step in the text form; `first`: whether it is the path's first step. Names and
+/// keys are shown by the rule for untrusted text when `shown` (messages), written whole when
+/// not (tools that keep the path as data).
+fn write_step(
+    out: &mut impl fmt::Write,
+    first: bool,
+    segment: &PathSegment,
+    shown: bool,
+) -> fmt::Result {
+    let text = |out: &mut dyn fmt::Write, t: &str| {
+        if shown {
+            write!(out, "{}", Clip(t, clip::NAME))
+        } else {
+            out.write_str(t)
+        }
+    };
+    match segment {
+        PathSegment::Field(name) => {
+            if !first {
+                out.write_str(".")?;
+            }
+            if needs_quotes(name) {
+                text(out, &quote(name))
+            } else {
+                text(out, name)
+            }
+        }
+        PathSegment::Index(i) => write!(out, "[{i}]"),
+        PathSegment::Key(k) => {
+            out.write_str("[")?;
+            text(out, k)?;
+            out.write_str("]")
+        }
+        PathSegment::KeyAt(i) => write!(out, "{{key {i}}}"),
+        PathSegment::Part(p) => write!(out, "<{p}>"),
+    }
+}
+
 /// Appends one step in the text form, whole (no clipping, hidden characters as they are): for
 /// tools that keep the path as data. `first`: whether it is the path's first step.
 #[cfg_attr(not(feature = "dynamic"), allow(dead_code))]
 pub(crate) fn push_text(s: &mut String, first: bool, segment: &PathSegment) {
-    use core::fmt::Write;
-    match segment {
-        PathSegment::Field(name) => {
-            if !first {
-                s.push('.');
-            }
-            if needs_quotes(name) {
-                s.push_str(&quote(name));
-            } else {
-                s.push_str(name);
-            }
-        }
-        PathSegment::Index(i) => {
-            let _ = write!(s, "[{i}]");
-        }
-        PathSegment::Key(k) => {
-            let _ = write!(s, "[{k}]");
-        }
-        PathSegment::KeyAt(i) => {
-            let _ = write!(s, "{{key {i}}}");
-        }
-        PathSegment::Part(p) => {
-            let _ = write!(s, "<{p}>");
-        }
-    }
+    // Writing to a String cannot fail.
+    let _ = write_step(s, first, segment, false);
 }
 
 impl fmt::Display for ValuePath {
@@ -137,22 +152,7 @@ impl fmt::Display for ValuePath {
                 }
                 continue;
             }
-            match s {
-                PathSegment::Field(name) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    if needs_quotes(name) {
-                        write!(f, "{}", Clip(&quote(name), clip::NAME))?
-                    } else {
-                        write!(f, "{}", Clip(name, clip::NAME))?
-                    }
-                }
-                PathSegment::Index(i) => write!(f, "[{i}]")?,
-                PathSegment::Key(k) => write!(f, "[{}]", Clip(k, clip::NAME))?,
-                PathSegment::KeyAt(i) => write!(f, "{{key {i}}}")?,
-                PathSegment::Part(p) => write!(f, "<{p}>")?,
-            }
+            write_step(f, i == 0, s, true)?;
         }
         Ok(())
     }
