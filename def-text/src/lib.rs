@@ -5,7 +5,8 @@
 //!
 //! * Every [hidden](is_hidden) character — control characters (C0, DEL, C1), Unicode format
 //!   characters (general category Cf: bidirectional overrides and isolates, zero-width
-//!   characters, the byte-order mark, tag characters, …), the line and paragraph separators — is
+//!   characters, the byte-order mark, tag characters, …), the line and paragraph separators, the
+//!   noncharacters (U+FDD0–U+FDEF and the last two code points of every plane) — is
 //!   written as a visible escape in Rust's form, `\u{1b}`, `\u{202e}`. Input therefore cannot
 //!   move the cursor, clear or retitle a terminal, reorder the text around it or hide part of
 //!   itself.
@@ -14,7 +15,8 @@
 //!   escapes included, so a message never grows with its input.
 //! * In XML ([`xml`]), `& < > " '` are written as entity references too; with the escapes above,
 //!   what is written is well-formed character data and attribute text (XML 1.0 allows no C0
-//!   control other than tab, line feed and carriage return, not even as a reference).
+//!   control other than tab, line feed and carriage return, and neither U+FFFE nor U+FFFF, not
+//!   even as a reference).
 //!
 //! Backslashes are written as they are: a path or a name holding `\u{1b}` literally reads the
 //! same as the escape, which costs nothing in a message and keeps Windows paths readable.
@@ -44,9 +46,13 @@ pub const PATH: usize = 256;
 
 /// Whether `c` is written as an escape: a control character (`char::is_control`: U+0000–U+001F,
 /// U+007F–U+009F), a format character (Unicode general category Cf, Unicode 16), the line
-/// separator U+2028 or the paragraph separator U+2029.
+/// separator U+2028, the paragraph separator U+2029, or a noncharacter (U+FDD0–U+FDEF, and
+/// U+xFFFE and U+xFFFF of every plane: never text, and U+FFFE and U+FFFF are not XML).
 pub fn is_hidden(c: char) -> bool {
-    c.is_control() || is_format(c) || matches!(c, '\u{2028}' | '\u{2029}')
+    c.is_control()
+        || is_format(c)
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fdd0}'..='\u{fdef}')
+        || (c as u32) & 0xFFFE == 0xFFFE
 }
 
 /// Unicode 16's general category Cf (format characters), as ranges.
@@ -279,6 +285,12 @@ mod tests {
             '\u{feff}',
             '\u{e0001}',
             '\u{e007f}',
+            '\u{fdd0}',
+            '\u{fdef}',
+            '\u{fffe}',
+            '\u{ffff}',
+            '\u{1fffe}',
+            '\u{10ffff}',
         ] {
             assert!(is_hidden(c), "{c:?}");
         }
@@ -353,6 +365,11 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&apos;\\u{1}"
         );
         assert_eq!(xml("&&&", 10).to_string(), "&amp;&amp;…(3 bytes)");
+        // Not XML characters at all (the text_output fuzz target found U+FFFF).
+        assert_eq!(
+            xml("y\u{fffe}\u{ffff}z", usize::MAX).to_string(),
+            "y\\u{fffe}\\u{ffff}z"
+        );
     }
 
     #[test]
