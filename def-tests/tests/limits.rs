@@ -1,8 +1,8 @@
 //! What does not fit TERA's 16-bit lengths is an error, never a wrapped value; strict reading
 //! rejects what lenient reading lets through.
 
-use def_runtime::tera::dynamic::{Definition, JsonError, Missing};
-use def_runtime::tera::{DecodeErrorKind, EncodeError};
+use def_runtime::tera::dynamic::{Definition, Missing};
+use def_runtime::tera::{DecodeErrorKind, EncodeErrorKind};
 use def_runtime::{Options, Packet};
 use def_tests::c_every_type::v1::{CEveryType, CEveryTypeEntries};
 use def_tests::i_fixed_after_var::v1::IFixedAfterVar;
@@ -21,17 +21,28 @@ fn packet_over_65535_bytes() {
         command: "x".repeat(40_000).into(),
         ..Default::default()
     };
+    let e = p.encode(1, Options::new()).unwrap_err();
     assert_eq!(
-        p.encode(1, Options::new()),
-        Err(EncodeError::PacketTooLarge {
+        *e.kind(),
+        EncodeErrorKind::PacketTooLarge {
             len: 4 + 5 + 80_002 + 2
-        })
+        }
+    );
+    assert!(e.path().is_empty());
+    assert_eq!(e.packet(), Some(("I_FIXED_AFTER_VAR", 1)));
+    assert_eq!(
+        e.to_string(),
+        "cannot encode I_FIXED_AFTER_VAR v1: the packet would be 80013 bytes, more than 65535"
     );
     let v = json!({"command": "x".repeat(40_000), "parameter": "", "unk": false});
     match dynamic("I_FIXED_AFTER_VAR.1.def").encode(&v, 1, Options::new(), Missing::Error) {
-        Err(JsonError::Encode(
-            EncodeError::PacketTooLarge { .. } | EncodeError::OffsetTooLarge { .. },
-        )) => {}
+        Err(e) => assert!(
+            matches!(
+                e.kind(),
+                EncodeErrorKind::PacketTooLarge { .. } | EncodeErrorKind::OffsetTooLarge { .. }
+            ),
+            "{e}"
+        ),
         other => panic!("{other:?}"),
     }
 }
@@ -43,8 +54,8 @@ fn count_over_65535() {
         ..Default::default()
     };
     assert!(matches!(
-        p.encode(1, Options::new()),
-        Err(EncodeError::PacketTooLarge { .. })
+        p.encode(1, Options::new()).unwrap_err().kind(),
+        EncodeErrorKind::PacketTooLarge { .. }
     ));
 }
 
@@ -59,19 +70,25 @@ fn integers_out_of_range_in_json() {
             Missing::Error,
         )
         .unwrap_err();
-    assert!(e.to_string().contains("unk"), "{e}");
+    assert_eq!(e.path().to_string(), "unk", "{e}");
+    assert!(matches!(e.kind(), EncodeErrorKind::Invalid(_)), "{e}");
     let d = dynamic("C_EVERY_TYPE.1.def");
     let e = d
         .encode(&json!({"small": 256}), 1, Options::new(), Missing::Default)
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "field `small`: invalid value: integer `256`, expected u8"
+        "cannot encode C_EVERY_TYPE v1 in `small`: invalid value: integer `256`, expected u8"
     );
     let e = d
         .encode(&json!({}), 1, Options::new(), Missing::Error)
         .unwrap_err();
-    assert_eq!(e.to_string(), "field `flag`: missing");
+    assert_eq!(*e.kind(), EncodeErrorKind::Missing);
+    assert_eq!(e.path().to_string(), "flag");
+    assert_eq!(
+        e.to_string(),
+        "cannot encode C_EVERY_TYPE v1 in `flag`: missing"
+    );
 }
 
 #[test]

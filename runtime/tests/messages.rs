@@ -86,7 +86,7 @@ fn a_json_value_of_megabytes_is_clipped_in_encode_errors() {
         .expect_err("a string is no integer")
         .to_string();
     assert!(
-        e.starts_with("field `x`: invalid type: string \"777"),
+        e.starts_with("cannot encode S_INT v1 in `x`: invalid type: string \"777"),
         "{}",
         &e[..100]
     );
@@ -108,7 +108,7 @@ fn an_snbt_key_of_a_megabyte_is_clipped_when_it_cannot_be_written() {
 
 #[test]
 fn json_error_paths_name_the_place() {
-    // Paths are rendered only for the error now; they read as before.
+    // Paths are built only for the error.
     let def = Definition::from_text(
         "S_PATHS.1.def",
         "array items\n- object pos\n-- float x\n- string name\nvec3 v\n",
@@ -125,20 +125,20 @@ fn json_error_paths_name_the_place() {
         encode(
             serde_json::json!({"items": [{"pos": {"x": 1}, "name": "a"}, {"pos": {"x": "bad"}, "name": "b"}], "v": ok_v})
         ),
-        "field `items[1].pos.x`: invalid type: string \"bad\", expected f32"
+        "cannot encode S_PATHS v1 in `items[1].pos.x`: invalid type: string \"bad\", expected f32"
     );
     assert_eq!(
         encode(serde_json::json!({"items": [{"pos": {}, "name": "a"}], "v": ok_v})),
-        "field `items[0].pos.x`: missing"
+        "cannot encode S_PATHS v1 in `items[0].pos.x`: missing"
     );
     assert_eq!(
         encode(serde_json::json!({"items": [], "v": {"x": 1, "y": "b", "z": 2}})),
         // The part of a `vec3` is serde's to name (the typed form says the same).
-        "field `v`: invalid type: string \"b\", expected f64"
+        "cannot encode S_PATHS v1 in `v`: invalid type: string \"b\", expected f64"
     );
     assert_eq!(
         encode(serde_json::json!({"items": 5, "v": ok_v})),
-        "field `items`: expected an array, got a number"
+        "cannot encode S_PATHS v1 in `items`: expected an array, got a number"
     );
 }
 

@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            // For example: `C_CHAT_EXAMPLE v1: field `message`: ...` with the offset.
+            // For example: "C_CHAT_EXAMPLE v1 at byte 8 (0x8) in `message`: ...".
             eprintln!("{e}");
             ExitCode::FAILURE
         }

@@ -8,6 +8,7 @@
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
+use alloc::string::String;
 use core::fmt;
 
 use crate::clip::{self, Clip};
@@ -275,27 +276,134 @@ impl fmt::Debug for DecodeError {
 
 impl core::error::Error for DecodeError {}
 
-/// A packet could not be written. Every case means the packet does not fit TERA's 16-bit
-/// lengths, offsets and counts; the reference would silently wrap instead.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// What made the encoder refuse a packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum EncodeError {
-    /// The packet would be longer than its `uint16` length can say.
-    #[error("packet would be {len} bytes, more than 65535")]
+pub enum EncodeErrorKind {
+    /// The packet would be longer than its `uint16` length can say (the reference would wrap).
     PacketTooLarge {
         /// The length it would have.
         len: usize,
     },
     /// An offset would not fit its `uint16` slot.
-    #[error("offset {offset} does not fit in 16 bits")]
     OffsetTooLarge {
         /// The offset.
         offset: usize,
     },
     /// A count would not fit its `uint16` slot.
-    #[error("count {count} does not fit in 16 bits")]
     CountTooLarge {
         /// The count.
         count: usize,
     },
+    /// A field the value leaves out (the run-time codec, with `Missing::Error`).
+    Missing,
+    /// A value that its field cannot hold: of another kind, or out of its range (the run-time
+    /// codec). The message says which.
+    Invalid(String),
 }
+
+impl fmt::Display for EncodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use EncodeErrorKind::*;
+        match self {
+            PacketTooLarge { len } => write!(f, "the packet would be {len} bytes, more than 65535"),
+            OffsetTooLarge { offset } => write!(f, "offset {offset} does not fit in 16 bits"),
+            CountTooLarge { count } => write!(f, "count {count} does not fit in 16 bits"),
+            Missing => f.write_str("missing"),
+            Invalid(message) => write!(f, "{}", Clip(message, clip::TEXT)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EncodeInner {
+    kind: EncodeErrorKind,
+    path: ValuePath,
+    packet: Option<(Cow<'static, str>, u32)>,
+}
+
+/// A packet could not be written: a [`kind`](EncodeError::kind) and the field
+/// [`path`](EncodeError::path), the shape of [`DecodeError`] without a byte offset (nothing is
+/// written when encoding fails). The 16-bit limits are about the packet as a whole; the run-time
+/// codec (`tera::dynamic`, feature `dynamic`) also names the field whose value is missing or
+/// does not fit. `Debug` reads as `Display` does, inside `EncodeError(..)`.
+///
+/// ```
+/// # #[cfg(feature = "dynamic")] {
+/// use def_runtime::tera::dynamic::{Definition, Missing};
+/// use def_runtime::tera::EncodeErrorKind;
+/// use def_runtime::Options;
+///
+/// let text = "array items\n- int32 amount\n";
+/// let def = Definition::from_text("S_EXAMPLE.1.def", text, def_parser::Mode::Strict).unwrap();
+/// let json = serde_json::json!({ "items": [{ "amount": 1 }, { "amount": "two" }] });
+/// let e = def.encode(&json, 0x1234, Options::new(), Missing::Error).unwrap_err();
+/// assert!(matches!(e.kind(), EncodeErrorKind::Invalid(_)));
+/// assert_eq!(e.path().to_string(), "items[1].amount");
+/// assert!(e.to_string().starts_with("cannot encode S_EXAMPLE v1 in `items[1].amount`: "));
+/// # }
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct EncodeError(Box<EncodeInner>);
+
+impl EncodeError {
+    /// An error of `kind` about the packet as a whole.
+    #[cold]
+    pub(crate) fn new(kind: EncodeErrorKind) -> Self {
+        EncodeError(Box::new(EncodeInner {
+            kind,
+            path: ValuePath::default(),
+            packet: None,
+        }))
+    }
+
+    /// An error of `kind` about the value at `path`.
+    #[cfg(feature = "dynamic")]
+    #[cold]
+    pub(crate) fn at(kind: EncodeErrorKind, path: ValuePath) -> Self {
+        let mut e = EncodeError::new(kind);
+        e.0.path = path;
+        e
+    }
+
+    /// Names the packet.
+    #[cold]
+    pub(crate) fn in_packet(mut self, name: impl Into<Cow<'static, str>>, version: u32) -> Self {
+        self.0.packet = Some((name.into(), version));
+        self
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> &EncodeErrorKind {
+        &self.0.kind
+    }
+
+    /// The field path (`servants[3].name`); the root for the packet as a whole.
+    pub fn path(&self) -> &ValuePath {
+        &self.0.path
+    }
+
+    /// The packet's name and version, when known.
+    pub fn packet(&self) -> Option<(&str, u32)> {
+        self.0.packet.as_ref().map(|(n, v)| (&**n, *v))
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.packet {
+            Some((n, v)) => write!(f, "cannot encode {} v{v}", Clip(n, clip::NAME))?,
+            None => f.write_str("cannot encode the packet")?,
+        }
+        write_place(f, None, &self.0.path)?;
+        write!(f, "{}", self.0.kind)
+    }
+}
+
+impl fmt::Debug for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "EncodeError({self})")
+    }
+}
+
+impl core::error::Error for EncodeError {}

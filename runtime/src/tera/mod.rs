@@ -40,7 +40,7 @@ pub mod dynamic;
 #[cfg(feature = "dynamic")]
 pub mod spans;
 
-pub use error::{DecodeError, DecodeErrorKind, EncodeError};
+pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 pub use packet::{DynPacket, Packet, decode_boxed, opcode, validate, whole_opcode};
 pub use values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 pub use wire::Options;

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::error::{DecodeError, DecodeErrorKind, EncodeError};
+use super::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use super::wire::{Level, Options, Reader, Writer};
 
 /// A TERA message type generated from one `.def` file.
@@ -55,7 +55,8 @@ pub trait Packet: Level {
         encode_whole::<EncodeError>(opcode, opts, out, &mut |w: &mut Writer| {
             self.encode_level(w);
             Ok(())
-        })?;
+        })
+        .map_err(|e| e.in_packet(Self::NAME, Self::VERSION))?;
         debug_assert_eq!(out.len() - start, self.encoded_len(opts));
         Ok(())
     }
@@ -130,7 +131,7 @@ pub(crate) fn encode_whole<E: From<EncodeError>>(
     let (mut buf, overflow) = w.into_parts();
     let result = written.and_then(|()| {
         if len > 0xffff {
-            Err(EncodeError::PacketTooLarge { len }.into())
+            Err(EncodeError::new(EncodeErrorKind::PacketTooLarge { len }).into())
         } else if let Some(e) = overflow {
             Err(e.into())
         } else {

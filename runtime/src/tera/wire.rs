@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 use super::TeraString;
-use super::error::{DecodeError, DecodeErrorKind as K, EncodeError};
+use super::error::{DecodeError, DecodeErrorKind as K, EncodeError, EncodeErrorKind};
 use super::values::{Angle, Customize, SkillId, SkillId32, Vec3, Vec3fa};
 
 /// A value of fixed size on the wire.
@@ -868,9 +868,9 @@ impl Writer {
     pub fn patch_u16(&mut self, at: usize, v: usize, count: bool) {
         if v > 0xffff {
             self.overflowed(if count {
-                EncodeError::CountTooLarge { count: v }
+                EncodeError::new(EncodeErrorKind::CountTooLarge { count: v })
             } else {
-                EncodeError::OffsetTooLarge { offset: v }
+                EncodeError::new(EncodeErrorKind::OffsetTooLarge { offset: v })
             });
         }
         self.buf[at..at + 2].copy_from_slice(&(v as u16).to_le_bytes());

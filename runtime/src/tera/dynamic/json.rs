@@ -17,7 +17,7 @@ use serde_json::{Map, Number, Value as Json};
 use super::plan::{Field, Kind, LevelPlan, Node};
 use super::record::{RecordRef, ValueRef};
 use super::value::{Array, Records, Value, for_scalars};
-use super::{At, JsonError, Missing, err};
+use super::{At, EncodeError, Missing, absent, err};
 use crate::tera::TeraString;
 use crate::tera::fields::{Str, bytes_hex};
 
@@ -148,12 +148,17 @@ fn default_value(k: &Kind) -> Value {
 }
 
 /// Reads a value of type `T` from JSON with `T`'s own serde implementation.
-fn de<'j, T: Deserialize<'j>>(v: &'j Json, at: &At<'_>) -> Result<T, JsonError> {
+fn de<'j, T: Deserialize<'j>>(v: &'j Json, at: &At<'_>) -> Result<T, EncodeError> {
     T::deserialize(v).map_err(|e| err(at, e.to_string()))
 }
 
 /// The value of a field from its JSON.
-fn value_from_json(k: &Kind, v: &Json, missing: Missing, at: &At<'_>) -> Result<Value, JsonError> {
+fn value_from_json(
+    k: &Kind,
+    v: &Json,
+    missing: Missing,
+    at: &At<'_>,
+) -> Result<Value, EncodeError> {
     macro_rules! read {
         ($(($v:ident, $t:ty)),*) => {
             match k {
@@ -205,7 +210,7 @@ pub(super) fn collect(
     out: &mut Vec<Value>,
     missing: Missing,
     at: &At<'_>,
-) -> Result<(), JsonError> {
+) -> Result<(), EncodeError> {
     let mut next = obj.iter();
     for n in nodes {
         let key = match n {
@@ -220,7 +225,7 @@ pub(super) fn collect(
                 out.push(match found {
                     Some(v) => value_from_json(&field.kind, v, missing, &here)?,
                     None if missing == Missing::Default => default_value(&field.kind),
-                    None => return Err(err(&here, "missing")),
+                    None => return Err(absent(&here)),
                 });
             }
             Node::Object(name, inner) => {
@@ -233,7 +238,7 @@ pub(super) fn collect(
                     None if missing == Missing::Default => {
                         collect(p, inner, &Map::new(), out, missing, &here)?
                     }
-                    None => return Err(err(&here, "missing")),
+                    None => return Err(absent(&here)),
                 }
             }
         }

@@ -25,9 +25,10 @@ use std::sync::Arc;
 use def_parser::layout::Layout;
 use def_parser::{LoadError, Mode, Report};
 
-use super::error::{DecodeError, EncodeError};
+use super::error::{DecodeError, EncodeError, EncodeErrorKind};
 use super::wire::Options;
-use crate::clip::{self, Clip};
+use crate::path::{PathSegment, ValuePath};
+
 use plan::LevelPlan;
 
 pub use protocol::{Decoded, LoadOptions, Message, Protocol, ProtocolError};
@@ -42,23 +43,6 @@ pub enum Missing {
     Error,
     /// Write the default: 0, 0.0, false, empty.
     Default,
-}
-
-/// Why a value could not be encoded.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum JsonError {
-    /// A value is missing, of the wrong kind, or out of range.
-    #[error("field `{}`: {}", Clip(path, clip::PATH), Clip(message, clip::TEXT))]
-    Value {
-        /// Field path (`servants[2].name`).
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// The packet does not fit TERA's 16-bit lengths.
-    #[error(transparent)]
-    Encode(#[from] EncodeError),
 }
 
 /// A definition loaded at run time.
@@ -148,10 +132,11 @@ impl Definition {
 
     /// The record of these values, one per field in the order of [`Definition::fields`]; an
     /// error names the first value that is not of its field's type.
-    pub fn record(&self, values: &[Value]) -> Result<Record, JsonError> {
+    pub fn record(&self, values: &[Value]) -> Result<Record, EncodeError> {
+        let data = run::build_record(&self.plan, values).map_err(|e| self.named(e))?;
         Ok(Record {
             plan: self.plan.clone(),
-            data: run::build_record(&self.plan, values)?,
+            data,
         })
     }
 
@@ -161,10 +146,10 @@ impl Definition {
         &self,
         value: &serde_json::Value,
         missing: Missing,
-    ) -> Result<Record, JsonError> {
+    ) -> Result<Record, EncodeError> {
         let obj = value
             .as_object()
-            .ok_or_else(|| err(&At::Root, "expected a JSON object for the packet"))?;
+            .ok_or_else(|| self.named(err(&At::Root, "expected a JSON object for the packet")))?;
         let mut out = Vec::with_capacity(self.plan.fields.len());
         json::collect(
             &self.plan,
@@ -173,7 +158,8 @@ impl Definition {
             &mut out,
             missing,
             &At::Root,
-        )?;
+        )
+        .map_err(|e| self.named(e))?;
         self.record(&out)
     }
 
@@ -185,7 +171,7 @@ impl Definition {
         opcode: u16,
         opts: Options,
         missing: Missing,
-    ) -> Result<Vec<u8>, JsonError> {
+    ) -> Result<Vec<u8>, EncodeError> {
         self.encode_record(&self.from_json(value, missing)?, opcode, opts)
     }
 
@@ -195,7 +181,7 @@ impl Definition {
         record: &Record,
         opcode: u16,
         opts: Options,
-    ) -> Result<Vec<u8>, JsonError> {
+    ) -> Result<Vec<u8>, EncodeError> {
         let mut out = Vec::with_capacity(64);
         self.encode_record_into(record, opcode, opts, &mut out)?;
         Ok(out)
@@ -210,7 +196,7 @@ impl Definition {
         opcode: u16,
         opts: Options,
         out: &mut Vec<u8>,
-    ) -> Result<(), JsonError> {
+    ) -> Result<(), EncodeError> {
         let rebuilt;
         let record = if Arc::ptr_eq(&record.plan, &self.plan) {
             record
@@ -222,6 +208,13 @@ impl Definition {
             run::encode_level(&self.plan, &record.data, 0, w);
             Ok(())
         })
+        .map_err(|e| self.named(e))
+    }
+
+    /// `e` with this definition's name and version.
+    #[cold]
+    fn named(&self, e: EncodeError) -> EncodeError {
+        e.in_packet(self.name.clone(), self.version)
     }
 }
 
@@ -239,30 +232,33 @@ enum At<'a> {
 }
 
 impl At<'_> {
-    fn render(&self, out: &mut String) {
-        match *self {
-            At::Root => {}
-            At::Key(parent, key) => {
-                parent.render(out);
-                if !out.is_empty() {
-                    out.push('.');
+    fn path(&self) -> ValuePath {
+        let mut path = ValuePath::default();
+        let mut at = self;
+        loop {
+            match *at {
+                At::Root => return path,
+                At::Key(parent, key) => {
+                    path.push_outer(PathSegment::Field(key.to_owned().into()));
+                    at = parent;
                 }
-                out.push_str(key);
-            }
-            At::Index(parent, i) => {
-                parent.render(out);
-                out.push_str(&format!("[{i}]"));
+                At::Index(parent, i) => {
+                    path.push_outer(PathSegment::Index(i));
+                    at = parent;
+                }
             }
         }
     }
 }
 
+/// The value at `at` cannot be encoded: `message` says why.
 #[cold]
-fn err(at: &At<'_>, message: impl Into<String>) -> JsonError {
-    let mut path = String::new();
-    at.render(&mut path);
-    JsonError::Value {
-        path,
-        message: message.into(),
-    }
+fn err(at: &At<'_>, message: impl Into<String>) -> EncodeError {
+    EncodeError::at(EncodeErrorKind::Invalid(message.into()), at.path())
+}
+
+/// The value leaves out the member at `at`.
+#[cold]
+fn absent(at: &At<'_>) -> EncodeError {
+    EncodeError::at(EncodeErrorKind::Missing, at.path())
 }

@@ -9,7 +9,7 @@ use def_parser::layout::MetaKind;
 use super::plan::{Item, Kind, LevelPlan, Op, Run, VarRef};
 use super::record::{ENTRY, entry, set_entry, text};
 use super::value::{Array, Value, for_scalars};
-use super::{At, JsonError, err};
+use super::{At, EncodeError, err};
 use crate::tera::error::DecodeError;
 use crate::tera::wire::{Chain, Fixed, Meta, Reader, Slot, Writer};
 
@@ -254,7 +254,7 @@ fn write_element(kind: &Kind, data: &[u8], start: usize, i: usize, w: &mut Write
 }
 
 /// Builds the images of a record from its values (one per field of the body).
-pub(super) fn build_record(p: &LevelPlan, vals: &[Value]) -> Result<Vec<u8>, JsonError> {
+pub(super) fn build_record(p: &LevelPlan, vals: &[Value]) -> Result<Vec<u8>, EncodeError> {
     let mut data = vec![0; p.image];
     build_level(p, vals, &mut data, 0, &At::Root)?;
     Ok(data)
@@ -268,7 +268,7 @@ fn build_level(
     data: &mut Vec<u8>,
     base: usize,
     at: &At<'_>,
-) -> Result<(), JsonError> {
+) -> Result<(), EncodeError> {
     if vals.len() != p.fields.len() {
         return Err(err(
             at,
@@ -329,7 +329,7 @@ fn build_var(
     data: &mut Vec<u8>,
     base: usize,
     at: &At<'_>,
-) -> Result<(), JsonError> {
+) -> Result<(), EncodeError> {
     let f = &p.fields[v.field];
     let value = &vals[v.field];
     let here = At::Key(at, &f.name);
@@ -414,7 +414,7 @@ fn kind_name(k: &Kind) -> String {
 }
 
 #[cold]
-fn mismatch(k: &Kind, v: &Value, at: &At<'_>) -> JsonError {
+fn mismatch(k: &Kind, v: &Value, at: &At<'_>) -> EncodeError {
     err(
         at,
         format!("expected {}, got {}", kind_name(k), describe(v)),
