@@ -255,6 +255,28 @@ pub enum NbtErrorKind {
     /// A region (`.mca`) file is malformed.
     #[error("region file: {0}")]
     Region(String),
+    /// A chunk slot's sectors overlap those of the slot `other`, which has a smaller index and
+    /// was read: a slot's data is read once.
+    #[error(
+        "its sectors overlap those of slot {other} (x {x}, z {z}); a slot's data is read once",
+        x = other % 32,
+        z = other / 32
+    )]
+    SlotOverlap {
+        /// The earlier slot's index, `x + 32 * z`.
+        other: usize,
+    },
+    /// A region's memory budget was spent by the chunks before this one
+    /// ([`RegionFile::decode_with_budget`](super::region::RegionFile::decode_with_budget)).
+    #[error(
+        "the region file's budget of {budget} bytes is spent ({used} bytes used by earlier chunks)"
+    )]
+    RegionBudget {
+        /// The budget.
+        budget: usize,
+        /// What the chunks before this one used.
+        used: usize,
+    },
     /// A region chunk cannot be written back (its data was not readable), or its slot is
     /// wrong.
     #[error("region chunk {index} (x {x}, z {z}): {reason}", x = index % 32, z = index / 32)]

@@ -35,6 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 #[cfg(feature = "nbt-world")]
 mod world;
@@ -57,7 +58,7 @@ const MAX_SECTORS: usize = 255;
 pub const DEFAULT_REGION_BUDGET: usize = 512 << 20;
 
 /// Why a chunk slot could not be read (or `Ok`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum ChunkStatus {
     /// Read fine.
@@ -72,14 +73,31 @@ pub enum ChunkStatus {
     External,
     /// Unknown compression id (the stored bytes are kept and written back).
     UnknownCompression,
-    /// Not decoded; the message says why: decompression or NBT decoding failed, the region's
-    /// budget was spent, the slot's sectors are an earlier slot's (a slot's data is read once),
-    /// or its external file was refused (not a regular file in the region's folder, larger
-    /// than the budget left) or could not be read. The stored bytes, when they were kept
-    /// ([`Chunk::payload`] not empty), are written back as they are; a slot without them is
-    /// refused on write.
-    Invalid(String),
+    /// Not decoded; the error says why: decompression or NBT decoding failed (the decoder's
+    /// error, with its offset and tag path), the region's budget was spent
+    /// ([`NbtErrorKind::RegionBudget`]), the slot's sectors are an earlier slot's
+    /// ([`NbtErrorKind::SlotOverlap`]), or its external file was refused (not a regular file
+    /// in the region's folder, larger than the budget left) or could not be read
+    /// ([`NbtErrorKind::Region`]). Shared, so that a [`Chunk`] stays `Clone`. The stored bytes,
+    /// when they were kept ([`Chunk::payload`] not empty), are written back as they are; a slot
+    /// without them is refused on write.
+    Invalid(Arc<NbtError>),
 }
+
+/// Two [`ChunkStatus::Invalid`] are equal when their errors read the same (kind, offset, path
+/// and message are all in the text).
+impl PartialEq for ChunkStatus {
+    fn eq(&self, other: &ChunkStatus) -> bool {
+        match (self, other) {
+            (ChunkStatus::Invalid(a), ChunkStatus::Invalid(b)) => {
+                Arc::ptr_eq(a, b) || a.to_string() == b.to_string()
+            }
+            (a, b) => core::mem::discriminant(a) == core::mem::discriminant(b),
+        }
+    }
+}
+
+impl Eq for ChunkStatus {}
 
 impl ChunkStatus {
     /// The status word used in dumps.
@@ -355,12 +373,7 @@ pub(crate) fn slots(tables: &[u8], len: u64) -> Vec<Slot> {
                 .filter(|(_, (e, _))| *e > start);
             let after = taken.range(start..end).next();
             if let Some((_, &(_, other))) = before.or(after) {
-                slot.status = Some(ChunkStatus::Invalid(format!(
-                    "its sectors overlap those of slot {other} (x {}, z {}); a slot's data is \
-                     read once",
-                    other % 32,
-                    other / 32
-                )));
+                slot.status = Some(invalid(NbtErrorKind::SlotOverlap { other }));
             } else {
                 taken.insert(start, (end, index));
             }
@@ -493,12 +506,7 @@ impl RegionFile {
         }
         let mut chunks = Vec::new();
         let mut used = 0usize;
-        let spent = |used: usize| {
-            ChunkStatus::Invalid(format!(
-                "the region file's budget of {budget} bytes is spent ({used} bytes used by \
-                 earlier chunks)"
-            ))
-        };
+        let spent = |used: usize| invalid(NbtErrorKind::RegionBudget { budget, used });
         for slot in slots(data, data.len() as u64) {
             let Slot {
                 index,
@@ -546,7 +554,7 @@ impl RegionFile {
                         continue;
                     }
                     Loaded::Refused(why) => {
-                        ch.status = ChunkStatus::Invalid(why);
+                        ch.status = invalid(NbtErrorKind::Region(why));
                         chunks.push(ch);
                         continue;
                     }
@@ -573,7 +581,7 @@ impl RegionFile {
             o.compression = Some(c);
             match NbtFile::read_counted(&ch.payload, o, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
-                Err(e) => ch.status = ChunkStatus::Invalid(e.to_string()),
+                Err(e) => ch.status = ChunkStatus::Invalid(Arc::new(e)),
             }
             chunks.push(ch);
         }
@@ -747,8 +755,8 @@ impl RegionFile {
                 }
                 None => {
                     write!(w, ",\"status\":\"{}\"", ch.status.name())?;
-                    if let ChunkStatus::Invalid(m) = &ch.status {
-                        write!(w, ",\"error\":{}", dump::json_string(m))?;
+                    if let ChunkStatus::Invalid(e) = &ch.status {
+                        write!(w, ",\"error\":{}", dump::json_string(&e.to_string()))?;
                     }
                 }
             }
@@ -1079,6 +1087,12 @@ fn empty_slot(index: usize) -> NbtError {
         index,
         reason: String::from("no chunk in this slot"),
     })
+}
+
+/// [`ChunkStatus::Invalid`] with an error of `kind`.
+#[cold]
+fn invalid(kind: NbtErrorKind) -> ChunkStatus {
+    ChunkStatus::Invalid(Arc::new(NbtError::from(kind)))
 }
 
 #[cold]

@@ -102,9 +102,9 @@ fn small_nbt() -> Vec<u8> {
     v
 }
 
-fn invalid_message(status: &ChunkStatus) -> &str {
+fn invalid_message(status: &ChunkStatus) -> String {
     match status {
-        ChunkStatus::Invalid(m) => m,
+        ChunkStatus::Invalid(e) => e.to_string(),
         other => panic!("expected Invalid, got {other:?}"),
     }
 }

@@ -424,3 +424,45 @@ fn a_region_dump_shows_hidden_characters_as_json_escapes_only() {
     serde_json::from_str::<serde_json::Value>(&text).expect("valid JSON");
     assert!(text.contains("\\u001b") && text.contains("\\u009b") && text.contains("\\u202e"));
 }
+
+#[test]
+fn a_chunk_that_is_not_read_keeps_its_typed_error() {
+    // A region laid out by hand: slot 0 holds an uncompressed chunk (scheme 3) whose NBT ends
+    // inside its second entry; slot 1's location points at slot 0's sector.
+    let nbt = [
+        10u8, 0, 0, // root compound, empty name
+        3, 0, 4, b'x', b'P', b'o', b's', 0, 0, 0, 7, // int xPos = 7
+        8, 0, 1, b's', 0, // string s: its length needs 2 bytes, one is there
+    ];
+    let mut file = vec![0u8; 3 * 4096];
+    for slot in 0..2 {
+        file[4 * slot..4 * slot + 4].copy_from_slice(&((2u32 << 8) | 1).to_be_bytes());
+    }
+    let at = 2 * 4096;
+    file[at..at + 4].copy_from_slice(&(nbt.len() as u32 + 1).to_be_bytes());
+    file[at + 4] = 3;
+    file[at + 5..at + 5 + nbt.len()].copy_from_slice(&nbt);
+
+    let region = RegionFile::decode(&file).expect("the tables are whole");
+    let ChunkStatus::Invalid(e) = &region.chunk(0, 0).unwrap().status else {
+        panic!("{:?}", region.chunk(0, 0).unwrap().status);
+    };
+    // The decoder's own error: the byte where it stopped, the tag it was reading.
+    assert!(
+        matches!(e.kind(), NbtErrorKind::UnexpectedEof { needed: 1 }),
+        "{e}"
+    );
+    // At the string's 2-byte length, of which one byte is there.
+    assert_eq!(e.offset(), Some(nbt.len() - 1));
+    assert_eq!(e.path().to_string(), "s");
+    let ChunkStatus::Invalid(e) = &region.chunk(1, 0).unwrap().status else {
+        panic!("{:?}", region.chunk(1, 0).unwrap().status);
+    };
+    assert!(
+        matches!(e.kind(), NbtErrorKind::SlotOverlap { other: 0 }),
+        "{e}"
+    );
+    // The tree accessor says the same, with the slot.
+    let why = region.tree(0, 0).unwrap_err().to_string();
+    assert!(why.contains(&format!("at byte {}", nbt.len() - 1)), "{why}");
+}

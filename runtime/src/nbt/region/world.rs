@@ -11,8 +11,8 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
@@ -381,18 +381,13 @@ impl Region<'_> {
             Some(s) => s.clone(),
             None => self
                 .read(&mut ch, opts, share)
-                .unwrap_or_else(ChunkStatus::Invalid),
+                .unwrap_or_else(|e| ChunkStatus::Invalid(Arc::new(e))),
         };
         ch
     }
 
     /// Fills in `ch` from its sectors: the status it ends with, or why it could not be read.
-    fn read(
-        &self,
-        ch: &mut Chunk,
-        opts: &ScanOptions,
-        share: usize,
-    ) -> std::result::Result<ChunkStatus, String> {
+    fn read(&self, ch: &mut Chunk, opts: &ScanOptions, share: usize) -> Result<ChunkStatus> {
         let reserved = ch.sector_count as usize * SECTOR;
         let start = ch.sector as u64 * SECTOR as u64;
         let avail = self.len.saturating_sub(start).min(reserved as u64) as usize;
@@ -400,15 +395,14 @@ impl Region<'_> {
             return Ok(ChunkStatus::OutOfFile);
         }
         if avail > share {
-            return Err(format!(
+            return Err(NbtError::from(NbtErrorKind::Region(format!(
                 "its {avail} bytes of sectors are more than a thread's share of the scan's \
                  budget ({share} bytes)"
-            ));
+            ))));
         }
         // The whole chunk in one read (its header only, when that is all that is asked).
         let mut sectors = vec![0u8; if opts.headers_only { 5 } else { avail }];
-        read_at(&self.file, &self.path, &mut sectors, start)
-            .map_err(|e| format!("read failed: {e}"))?;
+        read_at(&self.file, &self.path, &mut sectors, start)?;
         if let Some(status) = ch.read_header(&sectors, avail) {
             return Ok(status);
         }
@@ -432,7 +426,9 @@ impl Region<'_> {
                 Ok(bytes) => bytes,
                 Err(fsx::Refusal::Missing) => return Ok(ChunkStatus::External),
                 Err(fsx::Refusal::Other(why)) => {
-                    return Err(format!("external chunk file {name}: {why}"));
+                    return Err(NbtError::from(NbtErrorKind::Region(format!(
+                        "external chunk file {name}: {why}"
+                    ))));
                 }
             };
             &external
@@ -441,8 +437,7 @@ impl Region<'_> {
         };
         let mut o = opts.file;
         o.compression = Some(c);
-        let f = NbtFile::read_counted(stored, o, &mut used, share).map_err(|e| e.to_string())?;
-        ch.nbt = Some(f);
+        ch.nbt = Some(NbtFile::read_counted(stored, o, &mut used, share)?);
         Ok(ChunkStatus::Ok)
     }
 }
