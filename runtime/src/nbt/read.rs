@@ -317,7 +317,9 @@ struct Reader<'c, 'a, F> {
     /// [`ReadOptions::check_strings`].
     check: bool,
     /// Entries of the compounds being read, innermost last: each compound collects here and
-    /// then moves its entries into one exactly sized allocation.
+    /// then moves its entries into one exactly sized allocation (`split_off`, one copy of the
+    /// bytes). The first entry is a placeholder that is never taken, so that no compound
+    /// starts at 0, where `split_off` would hand over the whole buffer instead.
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
@@ -333,7 +335,11 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             max_depth: opts.depth_limit(),
             lenient: opts.lenient_utf8,
             check: opts.check_strings,
-            scratch: Vec::new(),
+            scratch: {
+                let mut v = Vec::with_capacity(8);
+                v.push((NbtString::default(), Tag::Byte(0)));
+                v
+            },
             err: None,
             budget,
             _f: std::marker::PhantomData,
@@ -506,9 +512,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             }
         }
         self.charge((self.scratch.len() - start) * ENTRY)?;
-        Ok(Compound::from_entries(
-            self.scratch.drain(start..).collect(),
-        ))
+        Ok(Compound::from_entries(self.scratch.split_off(start)))
     }
 
     fn list(&mut self, depth: usize) -> Result<List, Fail> {
