@@ -395,3 +395,35 @@ fn hostile_worlds_are_reported_not_followed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_broken_chunk_is_visited_with_its_typed_error() {
+    let Some(w) = build_world("typed") else {
+        return;
+    };
+    let kinds = Mutex::new(BTreeMap::new());
+    scan_world(&w.dir, &ScanOptions::default(), |rel, ch| {
+        if let region::ChunkStatus::Invalid(e) = &ch.status {
+            let got = (format!("{:?}", e.kind()), e.offset());
+            kinds
+                .lock()
+                .unwrap()
+                .insert((rel.to_path_buf(), ch.index), got);
+        }
+    })
+    .unwrap();
+    let kinds = kinds.into_inner().unwrap();
+    let rel = Path::new("region").join("r.-1.2.mca");
+    // Slot 1000 holds bytes that are not zlib: the inflater's refusal.
+    let (kind, offset) = &kinds[&(rel.clone(), 1000)];
+    assert!(kind.starts_with("Decompress("), "{kind}");
+    assert_eq!(*offset, None);
+    // Slot 1002 holds the first 100 bytes of a chunk, uncompressed: the reader stops inside,
+    // at a value that needs more bytes than are left.
+    let (kind, offset) = &kinds[&(rel, 1002)];
+    assert!(
+        kind.starts_with("UnexpectedEof") || kind.starts_with("LengthTooLarge"),
+        "{kind}"
+    );
+    assert!(matches!(offset, Some(o) if *o <= 100), "{offset:?}");
+}
