@@ -55,8 +55,8 @@
 //! ```
 //!
 //! [`Options`] chooses strict decoding (trailing bytes and wrong element offsets are errors)
-//! and the 8 padding bytes some opcodes carry after the header. Errors ([`DecodeError`],
-//! [`EncodeError`]) give the byte offset and the field path (`items[1].amount`).
+//! and the 8 padding bytes some opcodes carry after the header. A [`DecodeError`] gives the
+//! byte offset and the field path (`items[1].amount`); an [`EncodeError`] the field path.
 //!
 //! # The dynamic codec (feature `dynamic`)
 //!

@@ -4,7 +4,8 @@
 //! `servants[3].name`), at which byte offset, and what was wrong, in the shape every format's
 //! error has: [`kind`](DecodeError::kind), [`offset`](DecodeError::offset),
 //! [`path`](DecodeError::path). It is one boxed pointer wide so that `Result<T, DecodeError>`
-//! stays small on the hot path.
+//! stays small on the hot path. An [`EncodeError`] has the same shape without the offset
+//! (nothing is written when encoding fails).
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
