@@ -94,7 +94,7 @@ impl NbtFile {
         Self::read_counted(raw, opts, &mut 0, usize::MAX)
     }
 
-    /// [`read`](Self::read) within a memory budget: adds to `used` the bytes it inflates and
+    /// [`decode`](Self::decode) within a memory budget: adds to `used` the bytes it inflates and
     /// the estimated memory of the tree it builds (read's `TreeBudget`), failed reads included
     /// (a decompression that hit its limit counts the whole limit), and stops once `used` would
     /// pass `limit` (decompression with [`NbtErrorKind::DecompressLimit`], the tree with
