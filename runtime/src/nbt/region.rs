@@ -323,7 +323,7 @@ enum Loaded {
     Refused(String),
 }
 
-/// The loader `parse_inner` calls: name, limit, and the bytes it read (added to, failures
+/// The loader `decode_inner` calls: name, limit, and the bytes it read (added to, failures
 /// included).
 type Load<'a> = dyn FnMut(&str, usize, &mut usize) -> Loaded + 'a;
 
@@ -410,7 +410,7 @@ impl RegionFile {
     /// table) is not read: it gets [`ChunkStatus::Invalid`] naming that slot, so one chunk is
     /// never copied or decoded once per slot pointing at it.
     pub fn decode_with_budget(data: &[u8], opts: FileOptions, budget: usize) -> Result<RegionFile> {
-        RegionFile::parse_inner(data, (0, 0), opts, budget, &mut |_, _, _| Loaded::Missing)
+        RegionFile::decode_inner(data, (0, 0), opts, budget, &mut |_, _, _| Loaded::Missing)
     }
 
     /// Reads `path` (`r.X.Z.mca`) and the external chunks beside it, within
@@ -452,7 +452,7 @@ impl RegionFile {
                 Loaded::Refused(format!("external chunk file {name}: {why}"))
             }
         };
-        RegionFile::parse_inner(&data, pos, opts, budget - data.len(), &mut load)
+        RegionFile::decode_inner(&data, pos, opts, budget - data.len(), &mut load)
     }
 
     /// Parses a region file at region position `pos`, reading external chunks through
@@ -468,7 +468,7 @@ impl RegionFile {
         external: Option<&mut ExternalLoader<'_>>,
     ) -> Result<RegionFile> {
         let Some(external) = external else {
-            return RegionFile::parse_inner(data, pos, opts, budget, &mut |_, _, _| {
+            return RegionFile::decode_inner(data, pos, opts, budget, &mut |_, _, _| {
                 Loaded::Missing
             });
         };
@@ -488,10 +488,10 @@ impl RegionFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::Missing,
             Err(e) => Loaded::Refused(format!("external chunk file {name}: {e}")),
         };
-        RegionFile::parse_inner(data, pos, opts, budget, &mut load)
+        RegionFile::decode_inner(data, pos, opts, budget, &mut load)
     }
 
-    fn parse_inner(
+    fn decode_inner(
         data: &[u8],
         pos: (i32, i32),
         opts: FileOptions,
