@@ -284,6 +284,20 @@ fn compression_of(id: u8) -> Option<Compression> {
     }
 }
 
+/// A chunk's stored bytes decoded with its scheme, within `limit` bytes of memory counted in
+/// `used` ([`NbtFile::read_counted`]): the one decoding of chunk data, for `RegionFile` and the
+/// world scan.
+fn decode_stored(
+    stored: &[u8],
+    scheme: Compression,
+    mut opts: FileOptions,
+    used: &mut usize,
+    limit: usize,
+) -> Result<NbtFile> {
+    opts.compression = Some(scheme);
+    NbtFile::read_counted(stored, opts, used, limit)
+}
+
 fn id_of(c: Compression) -> u8 {
     match c {
         Compression::Gzip => 1,
@@ -335,6 +349,25 @@ pub(crate) struct Slot {
     pub(crate) timestamp: u32,
     /// Why it is not read, when its tables say so already.
     pub(crate) status: Option<ChunkStatus>,
+}
+
+impl Slot {
+    /// The chunk of this slot before its sectors are read: position and timestamp from the
+    /// tables, no header, no data, status `Ok`.
+    pub(crate) fn unread_chunk(&self) -> Chunk {
+        Chunk {
+            index: self.index,
+            sector: self.sector,
+            sector_count: self.count,
+            timestamp: self.timestamp,
+            length: 0,
+            compression_id: 0,
+            status: ChunkStatus::Ok,
+            payload: Vec::new(),
+            nbt: None,
+            changed: false,
+        }
+    }
 }
 
 /// The used slots of a region file of `len` bytes whose tables are `tables` (its first 8 KiB);
@@ -508,32 +541,15 @@ impl RegionFile {
         let mut used = 0usize;
         let spent = |used: usize| invalid(NbtErrorKind::RegionBudget { budget, used });
         for slot in slots(data, data.len() as u64) {
-            let Slot {
-                index,
-                sector,
-                count: sector_count,
-                timestamp,
-                status,
-            } = slot;
-            let mut ch = Chunk {
-                index,
-                sector,
-                sector_count,
-                timestamp,
-                length: 0,
-                compression_id: 0,
-                status: ChunkStatus::Ok,
-                payload: Vec::new(),
-                nbt: None,
-                changed: false,
-            };
-            let start = sector as usize * SECTOR;
+            let mut ch = slot.unread_chunk();
+            let start = slot.sector as usize * SECTOR;
             let avail = data
                 .len()
                 .saturating_sub(start)
-                .min(sector_count as usize * SECTOR);
-            if let Some(status) =
-                status.or_else(|| ch.read_header(&data[start.min(data.len())..], avail))
+                .min(slot.count as usize * SECTOR);
+            if let Some(status) = slot
+                .status
+                .or_else(|| ch.read_header(&data[start.min(data.len())..], avail))
             {
                 ch.status = status;
                 chunks.push(ch);
@@ -577,9 +593,7 @@ impl RegionFile {
                 chunks.push(ch);
                 continue;
             }
-            let mut o = opts;
-            o.compression = Some(c);
-            match NbtFile::read_counted(&ch.payload, o, &mut used, budget) {
+            match decode_stored(&ch.payload, c, opts, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
                 Err(e) => ch.status = ChunkStatus::Invalid(Arc::new(e)),
             }

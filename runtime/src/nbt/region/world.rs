@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use super::{
-    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, compression_of, coords_from_name, fsx,
-    slots, unread,
+    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, compression_of, coords_from_name,
+    decode_stored, fsx, slots, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
-use crate::nbt::file::{FileOptions, NbtFile};
+use crate::nbt::file::FileOptions;
 
 /// The folders of a world that hold region files, under the world folder and under each
 /// dimension folder (`DIM-1`, `DIM1`, `dimensions/<namespace>/<name>`).
@@ -365,18 +365,7 @@ fn scan_file(
 impl Region<'_> {
     /// Reads and decodes one slot within `share` bytes of memory.
     fn chunk(&self, slot: &Slot, opts: &ScanOptions, share: usize) -> Chunk {
-        let mut ch = Chunk {
-            index: slot.index,
-            sector: slot.sector,
-            sector_count: slot.count,
-            timestamp: slot.timestamp,
-            length: 0,
-            compression_id: 0,
-            status: ChunkStatus::Ok,
-            payload: Vec::new(),
-            nbt: None,
-            changed: false,
-        };
+        let mut ch = slot.unread_chunk();
         ch.status = match &slot.status {
             Some(s) => s.clone(),
             None => self
@@ -435,9 +424,7 @@ impl Region<'_> {
         } else {
             &sectors[5..n + 4]
         };
-        let mut o = opts.file;
-        o.compression = Some(c);
-        ch.nbt = Some(NbtFile::read_counted(stored, o, &mut used, share)?);
+        ch.nbt = Some(decode_stored(stored, c, opts.file, &mut used, share)?);
         Ok(ChunkStatus::Ok)
     }
 }
