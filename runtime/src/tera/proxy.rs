@@ -595,6 +595,12 @@ async fn pump(
             error,
         }
     };
+    // Every write towards the receiver, its failure reported once for the connection.
+    let write = async |to: &mut OwnedWriteHalf, bytes: &[u8]| {
+        to.write_all(bytes)
+            .await
+            .map_err(|e| fail(&shared, io_err(true)(e)))
+    };
     let (mut handshake_left, needed) = {
         let s = lock(&shared);
         match (&s.handshake, direction) {
@@ -661,9 +667,7 @@ async fn pump(
                     &mut data, &mut **t, direction, &mut split, &shared, &mut out,
                 );
                 packets += n;
-                to.write_all(&out)
-                    .await
-                    .map_err(|e| fail(&shared, io_err(true)(e)))?;
+                write(&mut to, &out).await?;
                 if let Some(e) = frame_error {
                     return Err(fail(&shared, e));
                 }
@@ -677,9 +681,7 @@ async fn pump(
                 if let Some(t) = transform.as_mut() {
                     t.encrypt(&mut out);
                 }
-                to.write_all(&out)
-                    .await
-                    .map_err(|e| fail(&shared, io_err(true)(e)))?;
+                write(&mut to, &out).await?;
                 continue;
             }
             Ok(Event::Read(n)) => n,
@@ -738,9 +740,7 @@ async fn pump(
             }
             handshake_left -= k;
             // The handshake passes through as it came.
-            to.write_all(head)
-                .await
-                .map_err(|e| fail(&shared, io_err(true)(e)))?;
+            write(&mut to, head).await?;
             if handshake_left == 0 {
                 transform = lock(&shared).transforms[me].take();
             }
@@ -760,9 +760,7 @@ async fn pump(
             None => carry(data, &mut Plain, direction, &mut split, &shared, &mut out),
         };
         packets += n;
-        to.write_all(&out)
-            .await
-            .map_err(|e| fail(&shared, io_err(true)(e)))?;
+        write(&mut to, &out).await?;
         if let Some(e) = frame_error {
             return Err(fail(&shared, e));
         }
