@@ -15,11 +15,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::Output;
 
 use serde_json::Value;
 
-use crate::support;
+use crate::{run, support};
 
 fn read_map(path: &Path) -> BTreeMap<String, u16> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -176,21 +176,24 @@ fn run_guess(env: &Env, tag: &str, c: &Capture, p: Priors) -> Figures {
         &c.plain
     };
     std::fs::write(&cap, text).unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_defc"));
-    cmd.arg("guess")
-        .arg("--defs")
-        .arg(&env.defs)
-        .arg("--report")
-        .arg(&report)
-        // Every candidate: the ceiling below is computed from all of them.
-        .args(["--report-candidates", "100000"]);
+    let (defs, previous) = (env.defs.to_str().unwrap(), env.previous.to_str().unwrap());
+    let mut args = vec![
+        "guess",
+        "--defs",
+        defs,
+        "--report",
+        report.to_str().unwrap(),
+    ];
+    // Every candidate: the ceiling below is computed from all of them.
+    args.extend(["--report-candidates", "100000"]);
     if p.names {
-        cmd.arg("--names").arg(&env.previous);
+        args.extend(["--names", previous]);
     }
     if p.current {
-        cmd.arg("--current");
+        args.push("--current");
     }
-    let out = cmd.arg(&cap).output().unwrap();
+    args.push(cap.to_str().unwrap());
+    let out = run::defc(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -518,14 +521,11 @@ fn small_folder_and_bad_lines() {
                04000900\n";
     // The JSON line above has one byte too many: strict decoding refuses it for every definition.
     std::fs::write(dir.join("cap.txt"), cap).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["guess", "--defs"])
-        .arg(dir.join("defs"))
-        .arg("--report")
-        .arg(dir.join("r.json"))
-        .arg(dir.join("cap.txt"))
-        .output()
-        .unwrap();
+    let out = guess_in(
+        &dir,
+        &["--report", dir.join("r.json").to_str().unwrap()],
+        "cap.txt",
+    );
     assert!(
         out.status.success(),
         "{}",
@@ -549,12 +549,7 @@ fn small_folder_and_bad_lines() {
          {\"hex\":\"0e00070006006800650079000000\",\"direction\":\"client\"}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["guess", "--defs"])
-        .arg(dir.join("defs"))
-        .arg(dir.join("dir.txt"))
-        .output()
-        .unwrap();
+    let out = guess_in(&dir, &[], "dir.txt");
     assert!(
         out.status.success(),
         "{}",
@@ -563,12 +558,7 @@ fn small_folder_and_bad_lines() {
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
 
     std::fs::write(dir.join("bad.txt"), "0c0007000600680069000000\nzz\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["guess", "--defs"])
-        .arg(dir.join("defs"))
-        .arg(dir.join("bad.txt"))
-        .output()
-        .unwrap();
+    let out = guess_in(&dir, &[], "bad.txt");
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("line 2"), "{err}");
@@ -578,27 +568,26 @@ fn small_folder_and_bad_lines() {
         "{\"hex\":\"04000900\",\"direction\":\"up\"}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["guess", "--defs"])
-        .arg(dir.join("defs"))
-        .arg(dir.join("bad2.txt"))
-        .output()
-        .unwrap();
+    let out = guess_in(&dir, &[], "bad2.txt");
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("line 1") && err.contains("direction"), "{err}");
 }
 
+/// `defc guess --defs DIR/defs EXTRA.. DIR/CAPTURE` under the runner's hang guard.
+fn guess_in(dir: &Path, extra: &[&str], capture: &str) -> Output {
+    let defs = dir.join("defs");
+    let cap = dir.join(capture);
+    let mut args = vec!["guess", "--defs", defs.to_str().unwrap()];
+    args.extend(extra);
+    args.push(cap.to_str().unwrap());
+    run::defc(&args)
+}
+
 /// Runs `defc guess` on a hand-made folder and capture; returns the map it prints.
 fn guess_small(dir: &Path, capture: &str, extra: &[&str]) -> String {
     std::fs::write(dir.join("cap.txt"), capture).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["guess", "--defs"])
-        .arg(dir.join("defs"))
-        .args(extra)
-        .arg(dir.join("cap.txt"))
-        .output()
-        .unwrap();
+    let out = guess_in(dir, extra, "cap.txt");
     assert!(
         out.status.success(),
         "{}",
