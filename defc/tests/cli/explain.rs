@@ -8,11 +8,8 @@ use std::path::Path;
 use crate::run::defc;
 use crate::support;
 
-#[test]
-fn table_and_svg_of_the_example() {
-    let def = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../protocol-defs/data/definitions/S_EXAMPLE.1.def");
-    let svg = Path::new(env!("CARGO_TARGET_TMPDIR")).join("S_EXAMPLE.svg");
+/// `defc explain DEF --svg SVG`, which must succeed: the table it prints and the SVG it wrote.
+pub fn explain_with_svg(def: &Path, svg: &Path) -> (String, String) {
     let out = defc(&[
         "explain",
         def.to_str().unwrap(),
@@ -24,7 +21,20 @@ fn table_and_svg_of_the_example() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        std::fs::read_to_string(svg).unwrap(),
+    )
+}
+
+#[test]
+fn table_and_svg_of_the_example() {
+    let def = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../protocol-defs/data/definitions/S_EXAMPLE.1.def");
+    let (text, svg) = explain_with_svg(
+        &def,
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("S_EXAMPLE.svg"),
+    );
     let rows: Vec<Vec<&str>> = text
         .lines()
         .filter(|l| l.starts_with("  ") && !l.trim_start().starts_with("offset"))
@@ -45,7 +55,6 @@ fn table_and_svg_of_the_example() {
     assert_eq!(rows, want, "{text}");
     assert!(text.contains("element of items[]"), "{text}");
 
-    let svg = std::fs::read_to_string(svg).unwrap();
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "svg");
@@ -82,19 +91,7 @@ fn names_that_are_markup_stay_text() {
     std::fs::create_dir_all(&dir).unwrap();
     let def = dir.join("S_X.1.def");
     std::fs::write(&def, "int32 a # <script>&\nstring b\n").unwrap();
-    let svg = dir.join("x.svg");
-    let out = defc(&[
-        "explain",
-        def.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let svg = std::fs::read_to_string(svg).unwrap();
+    let (_, svg) = explain_with_svg(&def, &dir.join("x.svg"));
     roxmltree::Document::parse(&svg).expect("well-formed XML");
     assert!(!svg.contains("<script"));
 }

@@ -97,19 +97,7 @@ fn explain_svg_draws_each_field_once() {
     let svg_of = |text: String, n: usize| {
         let def = d.join(format!("S_S{n}.1.def"));
         std::fs::write(&def, text).unwrap();
-        let svg = d.join(format!("{n}.svg"));
-        let out = defc(&[
-            "explain",
-            def.to_str().unwrap(),
-            "--svg",
-            svg.to_str().unwrap(),
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let svg = std::fs::read_to_string(svg).unwrap();
+        let (_, svg) = crate::explain::explain_with_svg(&def, &d.join(format!("{n}.svg")));
         let doc = roxmltree::Document::parse(&svg).expect("XML");
         (
             svg.len(),
