@@ -38,6 +38,68 @@ fn timeouts(s: &TcpStream) {
     s.set_write_timeout(Some(WAIT)).unwrap();
 }
 
+/// A `defc proxy` running towards `server`, with its standard error as lines, and one client
+/// connected through it: the client's stream and the server's end of the proxy's upstream.
+struct Through {
+    _running: Running,
+    /// Standard error after the first line, a line at a time (without its line break).
+    lines: mpsc::Receiver<String>,
+    /// The first line (`listening on ADDR, …`).
+    first: String,
+    client: TcpStream,
+    upstream: TcpStream,
+}
+
+/// Starts `defc proxy --listen 127.0.0.1:0 --upstream SERVER ARGS..`, reads the address it
+/// listens on from its first line, and connects a client through it.
+fn through(server: &TcpListener, args: &[&std::ffi::OsStr]) -> Through {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
+        .args(["proxy", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(server.local_addr().unwrap().to_string())
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let running = Running(child);
+    let (tx, lines) = mpsc::channel();
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let first = lines.recv_timeout(WAIT).expect("defc proxy starts");
+    let addr: SocketAddr = first
+        .strip_prefix("listening on ")
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_else(|| panic!("{first}"))
+        .parse()
+        .unwrap();
+    let client = TcpStream::connect_timeout(&addr, WAIT).unwrap();
+    timeouts(&client);
+    server.set_nonblocking(true).unwrap();
+    let end = Instant::now() + WAIT;
+    let upstream = loop {
+        match server.accept() {
+            Ok((s, _)) => break s,
+            Err(_) if Instant::now() < end => thread::sleep(Duration::from_millis(5)),
+            Err(e) => panic!("the proxy did not connect: {e}"),
+        }
+    };
+    upstream.set_nonblocking(false).unwrap();
+    timeouts(&upstream);
+    Through {
+        _running: running,
+        lines,
+        first,
+        client,
+        upstream,
+    }
+}
+
 fn read_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
     let mut b = vec![0; n];
     s.read_exact(&mut b).unwrap();
@@ -173,59 +235,30 @@ fn defc_proxy_carries_every_vector_and_logs_the_current_ones_with_their_objects(
 
     let server = TcpListener::bind("127.0.0.1:0").unwrap();
     let log = std::env::temp_dir().join(format!("defc-proxy-{}.jsonl", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args(["proxy", "--listen", "127.0.0.1:0", "--upstream"])
-        .arg(server.local_addr().unwrap().to_string())
-        .arg("--defs")
-        .arg(&defs)
-        .arg("--map")
-        .arg(&map)
-        .arg("--log")
-        .arg(&log)
-        .arg("--padding-opcodes")
-        .arg(
-            padded
-                .iter()
-                .map(u16::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-        )
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let _running = Running(child);
-    // The address it listens on, from its first line; the rest of its standard error is kept.
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let first = rx.recv_timeout(WAIT).expect("defc proxy starts");
-    let addr: SocketAddr = first
-        .strip_prefix("listening on ")
-        .and_then(|r| r.split(',').next())
-        .unwrap_or_else(|| panic!("{first}"))
-        .parse()
-        .unwrap();
-
-    let mut client = TcpStream::connect_timeout(&addr, WAIT).unwrap();
-    timeouts(&client);
-    server.set_nonblocking(true).unwrap();
-    let end = Instant::now() + WAIT;
-    let mut upstream = loop {
-        match server.accept() {
-            Ok((s, _)) => break s,
-            Err(_) if Instant::now() < end => thread::sleep(Duration::from_millis(5)),
-            Err(e) => panic!("the proxy did not connect: {e}"),
-        }
-    };
-    upstream.set_nonblocking(false).unwrap();
-    timeouts(&upstream);
+    let padding = padded
+        .iter()
+        .map(u16::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let Through {
+        _running,
+        lines: rx,
+        mut client,
+        mut upstream,
+        ..
+    } = through(
+        &server,
+        &[
+            "--defs".as_ref(),
+            defs.as_os_str(),
+            "--map".as_ref(),
+            map.as_os_str(),
+            "--log".as_ref(),
+            log.as_os_str(),
+            "--padding-opcodes".as_ref(),
+            padding.as_ref(),
+        ],
+    );
 
     // The handshake, each key checked as it passes.
     let key = |b: u8| -> [u8; KEY_LEN] { std::array::from_fn(|i| (i as u8).wrapping_mul(b)) };
@@ -336,56 +369,26 @@ fn defc_proxy_logs_unknown_opcodes_with_an_error_and_forwards_them() {
     };
     let server = TcpListener::bind("127.0.0.1:0").unwrap();
     let log = std::env::temp_dir().join(format!("defc-proxy-u-{}.jsonl", std::process::id()));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
-        .args([
-            "proxy",
-            "--plaintext",
-            "--listen",
-            "127.0.0.1:0",
-            "--upstream",
-        ])
-        .arg(server.local_addr().unwrap().to_string())
-        .arg("--defs")
-        .arg(&defs)
-        .arg("--map")
-        .arg(maps.join("protocol.387463.map"))
-        .arg("--log")
-        .arg(&log)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let _running = Running(child);
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut line = String::new();
-        while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
-            if tx.send(std::mem::take(&mut line)).is_err() {
-                break;
-            }
-        }
-    });
-    let first = rx.recv_timeout(WAIT).expect("defc proxy starts");
-    assert!(first.ends_with(", plaintext)\n"), "{first}");
-    let addr: SocketAddr = first["listening on ".len()..]
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let mut client = TcpStream::connect_timeout(&addr, WAIT).unwrap();
-    timeouts(&client);
-    server.set_nonblocking(true).unwrap();
-    let end = Instant::now() + WAIT;
-    let mut upstream = loop {
-        match server.accept() {
-            Ok((s, _)) => break s,
-            Err(_) if Instant::now() < end => thread::sleep(Duration::from_millis(5)),
-            Err(e) => panic!("the proxy did not connect: {e}"),
-        }
-    };
-    upstream.set_nonblocking(false).unwrap();
-    timeouts(&upstream);
+    let map = maps.join("protocol.387463.map");
+    let Through {
+        _running,
+        lines: rx,
+        first,
+        mut client,
+        mut upstream,
+    } = through(
+        &server,
+        &[
+            "--plaintext".as_ref(),
+            "--defs".as_ref(),
+            defs.as_os_str(),
+            "--map".as_ref(),
+            map.as_os_str(),
+            "--log".as_ref(),
+            log.as_os_str(),
+        ],
+    );
+    assert!(first.ends_with(", plaintext)"), "{first}");
     // An opcode no map entry has, with a body of a control character.
     let packet = [7u8, 0, 0xfe, 0xff, 0x1b, 0x9b, 0];
     client.write_all(&packet).unwrap();
