@@ -5,6 +5,9 @@
 
 #[path = "../support/counting.rs"]
 mod counting;
+#[cfg(feature = "nbt")]
+#[path = "../support/nbt_samples.rs"]
+mod nbt_samples;
 #[path = "../support/scaling.rs"]
 mod scaling_support;
 #[path = "../support/mod.rs"]

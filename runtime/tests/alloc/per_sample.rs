@@ -4,11 +4,11 @@
 //! list and array, and per string or key longer than the 22 bytes `NbtString` keeps inline.
 #![cfg(feature = "nbt")]
 
-use crate::{counting, support};
+use crate::{counting, nbt_samples, support};
 
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::Json;
-use def_runtime::nbt::{Compression, Edition, FileOptions, NbtFile, RootForm, compress};
+use def_runtime::nbt::{Compression, NbtFile, compress};
 
 /// Bytes of the Modified UTF-8 form of UTF-16 `units`.
 fn mutf8_len(units: &[u16]) -> usize {
@@ -49,36 +49,13 @@ fn model(j: &Json) -> usize {
     }
 }
 
-fn options(kind: &str) -> Option<FileOptions> {
-    let mut o = FileOptions::default();
-    match kind {
-        "java" => {}
-        "java-network" => o.read.root = RootForm::Nameless,
-        "java-multi" => o.all_roots = true,
-        "java-lenient-utf8" => o.read.lenient_utf8 = true,
-        "bedrock-le" | "bedrock-le-header" => o.read.edition = Edition::Bedrock,
-        "bedrock-varint" => o.read.edition = Edition::BedrockNetwork,
-        "bedrock-varint-multi" => {
-            o.read.edition = Edition::BedrockNetwork;
-            o.all_roots = true;
-        }
-        _ => return None,
-    }
-    Some(o)
-}
-
 #[test]
 fn allocations_per_parse_of_each_sample() {
     let _g = counting::serial();
     let Some(dir) = support::shared("nbt-samples") else {
         return;
     };
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    names.sort();
+    let names = nbt_samples::dump_names(&dir);
     println!(
         "{:<52} {:>9} {:>7} {:>7} {:>9} {:>8}",
         "sample (decompressed first)", "bytes", "model", "owned", "borrowed", "peak kB"
@@ -91,7 +68,7 @@ fn allocations_per_parse_of_each_sample() {
         if meta.get("result").and_then(Json::as_str).as_deref() != Some("ok") {
             continue;
         }
-        let Some(opts) = options(&kind) else {
+        let Some(opts) = nbt_samples::options_for(&kind) else {
             continue;
         };
         let name = json_name.trim_end_matches(".json");

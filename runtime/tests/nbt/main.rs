@@ -2,6 +2,8 @@
 //! region files, editing, SNBT, serde, properties, limits and hostile input.
 #![cfg(feature = "nbt")]
 
+#[path = "../support/nbt_samples.rs"]
+mod nbt_samples;
 #[path = "../support/mod.rs"]
 mod support;
 

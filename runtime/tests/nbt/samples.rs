@@ -2,15 +2,13 @@
 //! byte identity for every valid binary sample.
 #![cfg(feature = "nbt")]
 
-use crate::support;
+use crate::{nbt_samples, support};
 
 use std::path::PathBuf;
 
 use def_runtime::nbt::borrow::BorrowedNbt;
 use def_runtime::nbt::dump::{self, Json};
-use def_runtime::nbt::{
-    Compression, Edition, FileOptions, NbtErrorKind, NbtFile, RootForm, compress, region, snbt,
-};
+use def_runtime::nbt::{Compression, FileOptions, NbtErrorKind, NbtFile, compress, region, snbt};
 
 /// The sample folder; `None` only when missing data may be skipped (`tests/support/mod.rs`).
 fn samples_dir() -> Option<PathBuf> {
@@ -25,31 +23,6 @@ fn big_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         .unwrap()
         .join()
         .unwrap()
-}
-
-fn options_for(kind: &str) -> Option<FileOptions> {
-    let mut o = FileOptions::default();
-    match kind {
-        "java" => {}
-        "java-network" => o.read.root = RootForm::Nameless,
-        "java-multi" => o.all_roots = true,
-        "java-lenient-utf8" => o.read.lenient_utf8 = true,
-        "bedrock-le" => {
-            o.read.edition = Edition::Bedrock;
-            o.bedrock_header = Some(false);
-        }
-        "bedrock-le-header" => {
-            o.read.edition = Edition::Bedrock;
-            o.bedrock_header = Some(true);
-        }
-        "bedrock-varint" => o.read.edition = Edition::BedrockNetwork,
-        "bedrock-varint-multi" => {
-            o.read.edition = Edition::BedrockNetwork;
-            o.all_roots = true;
-        }
-        _ => return None,
-    }
-    Some(o)
 }
 
 struct Outcome {
@@ -68,12 +41,7 @@ fn check_all(dir: PathBuf) -> Outcome {
         borrowed: 0,
         failures: vec![],
     };
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    names.sort();
+    let names = nbt_samples::dump_names(&dir);
     for json_name in names {
         let name = json_name.trim_end_matches(".json").to_string();
         let expected = Json::parse(&std::fs::read_to_string(dir.join(&json_name)).unwrap())
@@ -93,7 +61,7 @@ fn check_all(dir: PathBuf) -> Outcome {
                 .and_then(|t| snbt::parse_root(t).map_err(|e| e.to_string()))
                 .map(|nbt| dump::root_to_json(&nbt)),
             k => {
-                let Some(opts) = options_for(k) else {
+                let Some(opts) = nbt_samples::options_for(k) else {
                     fail(format!("unknown kind {k}"));
                     continue;
                 };

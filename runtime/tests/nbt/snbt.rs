@@ -430,12 +430,7 @@ fn pretty_snbt_of_every_sample_parses_back_to_its_tree() {
     let Some(dir) = support::shared("nbt-samples") else {
         return;
     };
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".json"))
-        .collect();
-    names.sort();
+    let names = crate::nbt_samples::dump_names(&dir);
     let mut trees = 0;
     for name in &names {
         // The trees come from the independent dumps, not from our binary reader.
