@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -50,13 +51,20 @@ struct Through {
     upstream: TcpStream,
 }
 
-/// Starts `defc proxy --listen 127.0.0.1:0 --upstream SERVER ARGS..`, reads the address it
-/// listens on from its first line, and connects a client through it.
-fn through(server: &TcpListener, args: &[&std::ffi::OsStr]) -> Through {
+/// Starts `defc proxy --listen 127.0.0.1:0 --upstream SERVER --defs DEFS --map MAP --log LOG
+/// EXTRA..`, reads the address it listens on from its first line, and connects a client
+/// through it.
+fn through(server: &TcpListener, defs: &Path, map: &Path, log: &Path, extra: &[&str]) -> Through {
     let mut child = Command::new(env!("CARGO_BIN_EXE_defc"))
         .args(["proxy", "--listen", "127.0.0.1:0", "--upstream"])
         .arg(server.local_addr().unwrap().to_string())
-        .args(args)
+        .arg("--defs")
+        .arg(defs)
+        .arg("--map")
+        .arg(map)
+        .arg("--log")
+        .arg(log)
+        .args(extra)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -246,19 +254,7 @@ fn defc_proxy_carries_every_vector_and_logs_the_current_ones_with_their_objects(
         mut client,
         mut upstream,
         ..
-    } = through(
-        &server,
-        &[
-            "--defs".as_ref(),
-            defs.as_os_str(),
-            "--map".as_ref(),
-            map.as_os_str(),
-            "--log".as_ref(),
-            log.as_os_str(),
-            "--padding-opcodes".as_ref(),
-            padding.as_ref(),
-        ],
-    );
+    } = through(&server, &defs, &map, &log, &["--padding-opcodes", &padding]);
 
     // The handshake, each key checked as it passes.
     let key = |b: u8| -> [u8; KEY_LEN] { std::array::from_fn(|i| (i as u8).wrapping_mul(b)) };
@@ -376,18 +372,7 @@ fn defc_proxy_logs_unknown_opcodes_with_an_error_and_forwards_them() {
         first,
         mut client,
         mut upstream,
-    } = through(
-        &server,
-        &[
-            "--plaintext".as_ref(),
-            "--defs".as_ref(),
-            defs.as_os_str(),
-            "--map".as_ref(),
-            map.as_os_str(),
-            "--log".as_ref(),
-            log.as_os_str(),
-        ],
-    );
+    } = through(&server, &defs, &map, &log, &["--plaintext"]);
     assert!(first.ends_with(", plaintext)"), "{first}");
     // An opcode no map entry has, with a body of a control character.
     let packet = [7u8, 0, 0xfe, 0xff, 0x1b, 0x9b, 0];
