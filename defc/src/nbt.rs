@@ -438,7 +438,7 @@ fn world_cmd(dir: &Path, headers_only: bool, threads: usize) -> Result<bool, Str
     opts.headers_only = headers_only;
     opts.threads = threads;
     let tally = Mutex::new(WorldTally::default());
-    let scan = region::scan_world(dir, &opts, |_, ch| {
+    let scan = region::scan_world(dir, opts, |_, ch| {
         let scheme = match ch.compression_id & 0x7F {
             1 => "gzip".to_string(),
             2 => "zlib".to_string(),

@@ -104,7 +104,7 @@ fn ours(dir: &Path, threads: usize) -> usize {
     let mut opts = ScanOptions::default();
     opts.threads = threads;
     let n = AtomicUsize::new(0);
-    let scan = scan_world(dir, &opts, |_, ch| {
+    let scan = scan_world(dir, opts, |_, ch| {
         black_box(ch.nbt().expect("every chunk reads"));
         n.fetch_add(1, Ordering::Relaxed);
     })
@@ -170,7 +170,7 @@ fn bench(c: &mut Criterion) {
             let mut opts = ScanOptions::default();
             opts.threads = 1;
             opts.headers_only = true;
-            scan_world(&dir, &opts, |_, ch| {
+            scan_world(&dir, opts, |_, ch| {
                 black_box(ch.length);
             })
             .unwrap()

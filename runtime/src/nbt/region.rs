@@ -19,7 +19,7 @@
 //! time stay within it whatever the file says. A slot whose sectors are an earlier slot's is
 //! not read again.
 //!
-//! Writing ([`RegionFile::to_parts`], [`to_bytes`](RegionFile::encode),
+//! Writing ([`RegionFile::to_parts`], [`encode`](RegionFile::encode),
 //! [`save`](RegionFile::save)) keeps every chunk that was not changed byte-for-byte: its stored
 //! bytes are copied, not re-compressed (a chunk counts as changed once
 //! [`Chunk::nbt_mut`] or [`Chunk::set_nbt`] is called). Chunks are laid out from sector 2 in
@@ -456,8 +456,9 @@ impl RegionFile {
     /// is read only if it is a regular file in `path`'s folder itself, not a symbolic link
     /// (even one that stays in the folder), FIFO, socket or device, and only if its length
     /// fits in what the budget has left, checked before reading; it is read into a buffer of
-    /// that length, and a file with more to read (one that grows) is refused. Otherwise the chunk gets [`ChunkStatus::Invalid`] saying why
-    /// ([`ChunkStatus::External`] when the file does not exist).
+    /// that length, and a file with more to read (one that grows) is refused. Otherwise the
+    /// chunk gets [`ChunkStatus::Invalid`] saying why ([`ChunkStatus::External`] when the file
+    /// does not exist).
     pub fn open(path: &Path) -> Result<RegionFile> {
         RegionFile::open_with(path, FileOptions::default(), DEFAULT_REGION_BUDGET)
     }

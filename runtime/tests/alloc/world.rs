@@ -57,7 +57,7 @@ fn scan(dir: &Path, budget: usize) -> (usize, usize) {
     opts.budget = budget;
     let ok = AtomicUsize::new(0);
     let used = counting::measure(|| {
-        let s = scan_world(dir, &opts, |_, ch| {
+        let s = scan_world(dir, opts, |_, ch| {
             ok.fetch_add(ch.nbt().is_some() as usize, Ordering::Relaxed);
         })
         .unwrap();

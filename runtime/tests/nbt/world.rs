@@ -199,7 +199,7 @@ type Seen = BTreeMap<(PathBuf, usize), Result<Json, String>>;
 /// Runs a scan and gives what each slot read as: the tree's dump, or the status name.
 fn scan(w: &World, opts: &ScanOptions) -> (region::WorldScan, Seen) {
     let seen = Mutex::new(BTreeMap::new());
-    let summary = scan_world(&w.dir, opts, |rel, ch| {
+    let summary = scan_world(&w.dir, *opts, |rel, ch| {
         assert!(ch.payload.is_empty());
         let got = match ch.nbt() {
             Some(f) => Ok(Json::parse(&dump::root_to_json(&f.roots[0])).unwrap()),
@@ -321,9 +321,9 @@ fn a_small_budget_fails_chunks_not_the_scan() {
         .count();
     assert!(over > 0, "{:#?}", summary.errors);
     // A missing folder is the scan's error.
-    assert!(scan_world(&w.dir.join("nope"), &opts, |_, _| {}).is_err());
+    assert!(scan_world(&w.dir.join("nope"), opts, |_, _| {}).is_err());
     assert!(matches!(
-        scan_world(&w.dir.join("region/notes.txt"), &opts, |_, _| {}).map_err(|e| e.into_kind()),
+        scan_world(&w.dir.join("region/notes.txt"), opts, |_, _| {}).map_err(|e| e.into_kind()),
         Err(NbtErrorKind::Region(_))
     ));
 }
@@ -357,7 +357,7 @@ fn hostile_worlds_are_reported_not_followed() {
         std::os::unix::fs::symlink("/", dir.join("DIM-1")).unwrap();
     }
     let overlapping = std::sync::atomic::AtomicUsize::new(0);
-    let scan = scan_world(&dir, &ScanOptions::default(), |_, ch| {
+    let scan = scan_world(&dir, ScanOptions::default(), |_, ch| {
         if ch.status.name() == "invalid" && ch.index > 0 {
             overlapping.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
@@ -402,7 +402,7 @@ fn a_broken_chunk_is_visited_with_its_typed_error() {
         return;
     };
     let kinds = Mutex::new(BTreeMap::new());
-    scan_world(&w.dir, &ScanOptions::default(), |rel, ch| {
+    scan_world(&w.dir, ScanOptions::default(), |rel, ch| {
         if let region::ChunkStatus::Invalid(e) = &ch.status {
             let got = (format!("{:?}", e.kind()), e.offset());
             kinds

@@ -31,7 +31,7 @@ const KINDS: [&str; 3] = ["region", "entities", "poi"];
 const KEPT_ERRORS: usize = 1000;
 
 /// Options of [`scan_world`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
 pub struct ScanOptions {
     /// How each chunk is decoded (edition, root form, limits); the compression is the chunk's.
@@ -96,13 +96,13 @@ pub struct WorldScan {
 /// [`RegionFile::open`](super::RegionFile::open) reads one. A slot whose reserved sectors
 /// overlap those of a slot with a smaller index is [`ChunkStatus::Invalid`], so no sector is
 /// decoded twice. A thread holds one chunk at a time, unless `visit` itself waits on rayon work
-/// (then its thread may take up another chunk meanwhile). The error is for `dir` itself (not a folder, or not readable), or a thread
-/// pool that could not be started.
-pub fn scan_world<F>(dir: &Path, opts: &ScanOptions, visit: F) -> Result<WorldScan>
+/// (then its thread may take up another chunk meanwhile). The error is for `dir` itself (not a
+/// folder, or not readable), or a thread pool that could not be started.
+pub fn scan_world<F>(dir: &Path, opts: ScanOptions, visit: F) -> Result<WorldScan>
 where
     F: Fn(&Path, &Chunk) + Sync,
 {
-    let run = || scan(dir, opts, &visit);
+    let run = || scan(dir, &opts, &visit);
     if opts.threads == 0 {
         return run();
     }
