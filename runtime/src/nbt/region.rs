@@ -533,10 +533,7 @@ impl RegionFile {
         load: &mut Load<'_>,
     ) -> Result<RegionFile> {
         if data.len() < 2 * SECTOR {
-            return Err(NbtError::from(NbtErrorKind::Region(format!(
-                "{} bytes is shorter than the 8 KiB header",
-                data.len()
-            ))));
+            return Err(too_short(data.len() as u64));
         }
         let mut chunks = Vec::new();
         let mut used = 0usize;
@@ -1102,6 +1099,14 @@ fn empty_slot(index: usize) -> NbtError {
         index,
         reason: String::from("no chunk in this slot"),
     })
+}
+
+/// A region file of `len` bytes, too short for its tables.
+#[cold]
+fn too_short(len: u64) -> NbtError {
+    NbtError::from(NbtErrorKind::Region(format!(
+        "{len} bytes is shorter than the 8 KiB header"
+    )))
 }
 
 /// [`ChunkStatus::Invalid`] with an error of `kind`.

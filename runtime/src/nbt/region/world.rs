@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::{
     Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, compression_of, coords_from_name,
-    decode_stored, fsx, slots, unread,
+    decode_stored, fsx, slots, too_short, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::FileOptions;
@@ -122,6 +122,13 @@ struct Tally {
 }
 
 impl Tally {
+    /// Reports `dir/rel`, which is not a real folder or regular file, as not followed.
+    fn not_followed(&self, dir: &Path, rel: &Path) {
+        if let Ok(m) = std::fs::symlink_metadata(dir.join(rel)) {
+            self.error(rel, not_followed(&m));
+        }
+    }
+
     fn error(&self, file: &Path, e: NbtError) {
         self.error_count.fetch_add(1, Ordering::Relaxed);
         let mut kept = self.errors.lock().unwrap_or_else(|p| p.into_inner());
@@ -238,12 +245,7 @@ fn sorted_folders(dir: &Path, rel: &Path, tally: &Tally) -> Vec<PathBuf> {
             for e in entries.flatten() {
                 match e.file_type() {
                     Ok(t) if t.is_dir() => out.push(rel.join(e.file_name())),
-                    Ok(t) if t.is_symlink() => {
-                        let path = rel.join(e.file_name());
-                        if let Ok(m) = std::fs::symlink_metadata(dir.join(&path)) {
-                            tally.error(&path, not_followed(&m));
-                        }
-                    }
+                    Ok(t) if t.is_symlink() => tally.not_followed(dir, &rel.join(e.file_name())),
                     _ => {}
                 }
             }
@@ -280,9 +282,7 @@ impl Listing {
             match e.file_type() {
                 Ok(t) if t.is_file() => {}
                 Ok(_) => {
-                    if let Ok(m) = std::fs::symlink_metadata(dir.join(&path)) {
-                        tally.error(&path, not_followed(&m));
-                    }
+                    tally.not_followed(dir, &path);
                     continue;
                 }
                 Err(e) => {
@@ -332,9 +332,7 @@ fn scan_file(
     let path = dir.join(rel);
     let (file, len) = fsx::open_regular(&path)?;
     if len < 2 * SECTOR as u64 {
-        return Err(refused(format!(
-            "{len} bytes is shorter than the 8 KiB header"
-        )));
+        return Err(too_short(len));
     }
     let mut tables = vec![0u8; 2 * SECTOR];
     read_at(&file, &path, &mut tables, 0)?;
