@@ -91,7 +91,7 @@ impl NbtFile {
 
     /// Reads a file from its stored bytes.
     pub fn decode(raw: &[u8], opts: FileOptions) -> Result<NbtFile> {
-        Self::read_counted(raw, opts, &mut 0, usize::MAX)
+        Self::decode_counted(raw, opts, &mut 0, usize::MAX)
     }
 
     /// [`decode`](Self::decode) within a memory budget: adds to `used` the bytes it inflates and
@@ -100,7 +100,7 @@ impl NbtFile {
     /// pass `limit` (decompression with [`NbtErrorKind::DecompressLimit`], the tree with
     /// [`NbtErrorKind::MemoryLimit`]). Uncompressed input is read where it lies and adds nothing
     /// for itself. Region files keep their whole-file budget with it.
-    pub(crate) fn read_counted(
+    pub(crate) fn decode_counted(
         raw: &[u8],
         opts: FileOptions,
         used: &mut usize,

@@ -285,7 +285,7 @@ fn compression_of(id: u8) -> Option<Compression> {
 }
 
 /// A chunk's stored bytes decoded with its scheme, within `limit` bytes of memory counted in
-/// `used` ([`NbtFile::read_counted`]): the one decoding of chunk data, for `RegionFile` and the
+/// `used` ([`NbtFile::decode_counted`]): the one decoding of chunk data, for `RegionFile` and the
 /// world scan.
 fn decode_stored(
     stored: &[u8],
@@ -295,7 +295,7 @@ fn decode_stored(
     limit: usize,
 ) -> Result<NbtFile> {
     opts.compression = Some(scheme);
-    NbtFile::read_counted(stored, opts, used, limit)
+    NbtFile::decode_counted(stored, opts, used, limit)
 }
 
 fn id_of(c: Compression) -> u8 {
