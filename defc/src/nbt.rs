@@ -439,13 +439,10 @@ fn world_cmd(dir: &Path, headers_only: bool, threads: usize) -> Result<bool, Str
     opts.threads = threads;
     let tally = Mutex::new(WorldTally::default());
     let scan = region::scan_world(dir, opts, |_, ch| {
-        let scheme = match ch.compression_id & 0x7F {
-            1 => "gzip".to_string(),
-            2 => "zlib".to_string(),
-            3 => "none".to_string(),
-            4 => "lz4".to_string(),
-            _ if ch.length == 0 => "unread".to_string(),
-            id => format!("unknown ({id})"),
+        let scheme = match ch.compression() {
+            Some(c) => c.name().to_string(),
+            None if ch.length == 0 => "unread".to_string(),
+            None => format!("unknown ({})", ch.compression_id & 0x7F),
         };
         let scheme = if ch.is_external() {
             format!("{scheme}, external")

@@ -171,6 +171,12 @@ impl Chunk {
         self.compression_id & 0x80 != 0
     }
 
+    /// The compression scheme the chunk's id names (the external flag aside); `None` for an
+    /// unknown id, and for a slot whose header was not read (`compression_id` 0).
+    pub fn compression(&self) -> Option<Compression> {
+        compression_of(self.compression_id & 0x7F)
+    }
+
     /// The name of the file holding this chunk's data when it is external, beside a region
     /// file at region position `pos` (`c.<x>.<z>.mcc`, in world chunk coordinates).
     fn external_name(&self, pos: (i32, i32)) -> String {
@@ -581,7 +587,7 @@ impl RegionFile {
                 used += len - 1;
                 ch.payload = data[start + 5..start + 4 + len].to_vec();
             }
-            let Some(c) = compression_of(ch.compression_id & 0x7F) else {
+            let Some(c) = ch.compression() else {
                 ch.status = ChunkStatus::UnknownCompression;
                 chunks.push(ch);
                 continue;

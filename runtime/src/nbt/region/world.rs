@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use super::{
-    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, compression_of, coords_from_name,
-    decode_stored, fsx, slots, too_short, unread,
+    Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, coords_from_name, decode_stored, fsx,
+    slots, too_short, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::FileOptions;
@@ -394,7 +394,7 @@ impl Region<'_> {
             return Ok(status);
         }
         let n = ch.length as usize;
-        let Some(c) = compression_of(ch.compression_id & 0x7F) else {
+        let Some(c) = ch.compression() else {
             return Ok(ChunkStatus::UnknownCompression);
         };
         if opts.headers_only {
