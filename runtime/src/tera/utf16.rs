@@ -542,6 +542,7 @@ fn read_with_surrogates(units: &[u8]) -> Result<String, u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::{format, string::String, vec, vec::Vec};
 
     fn le(s: &str) -> Vec<u8> {
         s.encode_utf16().flat_map(u16::to_le_bytes).collect()

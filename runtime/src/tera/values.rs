@@ -260,6 +260,8 @@ impl Customize {
 
 #[cfg(test)]
 mod tests {
+    use alloc::vec;
+
     /// The bit-level `ToInt32` against the definition (truncate, then the Euclidean remainder
     /// modulo 2^32), on values around every power of two, at the wrap points, and random bits.
     #[test]

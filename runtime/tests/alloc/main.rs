@@ -8,6 +8,7 @@ mod counting;
 #[cfg(feature = "nbt")]
 #[path = "../support/nbt_samples.rs"]
 mod nbt_samples;
+#[cfg(all(feature = "dynamic", feature = "godot", feature = "nbt"))]
 #[path = "../support/scaling.rs"]
 mod scaling_support;
 #[path = "../support/mod.rs"]
@@ -18,6 +19,7 @@ mod godot;
 mod nbt;
 mod per_sample;
 mod region;
+#[cfg(all(feature = "dynamic", feature = "godot", feature = "nbt"))]
 mod scaling;
 mod tera_drop;
 mod world;

@@ -5,6 +5,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+#[cfg(feature = "std")]
 mod dispatch;
 mod dynamic_vectors;
 mod framing;
