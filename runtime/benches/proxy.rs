@@ -14,6 +14,8 @@
 //! `WIRE_SHARED_DIR`).
 
 mod common;
+#[path = "../tests/support/serve.rs"]
+mod serve;
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -26,6 +28,7 @@ use def_runtime::Options;
 use def_runtime::tera::dispatch::{Action, Dispatch, HookOptions};
 use def_runtime::tera::proxy::{Proxy, Sender};
 use def_runtime::tera::session::{Cipher, HELLO, KEY_LEN, KeyMixing, Session};
+use serve::serve_in_thread;
 
 /// A proxy on 127.0.0.1 in front of `upstream`, served in a thread of its own.
 fn start(upstream: SocketAddr, plaintext: bool, hooks: usize) -> SocketAddr {
@@ -42,16 +45,7 @@ fn start(upstream: SocketAddr, plaintext: bool, hooks: usize) -> SocketAddr {
         d
     });
     let proxy = if plaintext { proxy.plaintext() } else { proxy };
-    thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let l = tokio::net::TcpListener::from_std(listener).unwrap();
-            proxy.serve(l).await
-        })
-    });
+    serve_in_thread(proxy, listener);
     addr
 }
 

@@ -9,20 +9,9 @@ use def_runtime::Options;
 // The reader generated decoders call, through their door.
 use def_runtime::__private::Reader;
 
-/// A small deterministic generator (xorshift), so every run measures the same strings.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn strings(n: usize) -> Vec<String> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

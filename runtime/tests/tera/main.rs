@@ -2,6 +2,12 @@
 //! vectors, the dynamic codec (feature `dynamic`) against the public vectors, field spans,
 //! hostile packets, and the proxy over loopback (feature `proxy`).
 
+#[cfg(feature = "proxy")]
+#[path = "../support/rng.rs"]
+mod rng;
+#[cfg(feature = "proxy")]
+#[path = "../support/serve.rs"]
+mod serve;
 #[path = "../support/mod.rs"]
 mod support;
 

@@ -20,34 +20,12 @@ use def_runtime::tera::protocol::OpcodeMap;
 use def_runtime::tera::proxy::{Closed, Proxy, ProxyError, Sender};
 use def_runtime::tera::session::{Cipher, HELLO, HandshakeError, KEY_LEN, KeyMixing, Session};
 
+use crate::rng::Rng;
+use crate::serve::serve_in_thread;
 use crate::support;
 
 /// The longest any socket operation of a test may wait.
 const WAIT: Duration = Duration::from_secs(30);
-
-/// A small xorshift generator: chunk sizes and keys, the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn key(&mut self) -> [u8; KEY_LEN] {
-        let mut k = [0u8; KEY_LEN];
-        for b in &mut k {
-            *b = self.next() as u8;
-        }
-        k
-    }
-}
 
 /// A proxy serving on 127.0.0.1 in a thread of its own, in front of a fake server's listener.
 struct Harness {
@@ -70,16 +48,7 @@ impl Harness {
             sink.0.lock().unwrap().push(c);
             sink.1.notify_all();
         });
-        thread::spawn(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_io()
-                .build()
-                .unwrap();
-            rt.block_on(async move {
-                let l = tokio::net::TcpListener::from_std(listener).unwrap();
-                proxy.serve(l).await
-            })
-        });
+        serve_in_thread(proxy, listener);
         Harness {
             proxy: proxy_addr,
             server,
@@ -141,7 +110,7 @@ fn read_n(s: &mut TcpStream, n: usize) -> Vec<u8> {
 /// The server's and the client's halves of a real handshake through the proxy: each side's
 /// session (the client's and the server's are the same keystreams).
 fn handshake(client: &mut TcpStream, server: &mut TcpStream, rng: &mut Rng) -> Session {
-    let (c1, s1, c2, s2) = (rng.key(), rng.key(), rng.key(), rng.key());
+    let (c1, s1, c2, s2) = (rng.bytes(), rng.bytes(), rng.bytes(), rng.bytes());
     server.write_all(&HELLO).unwrap();
     assert_eq!(read_n(client, 4), HELLO);
     client.write_all(&c1).unwrap();
@@ -330,7 +299,7 @@ fn the_older_key_mixing_and_a_plugged_transform() {
     });
     let (mut client, mut server) = h.connect();
     let mut rng = Rng(99);
-    let (c1, s1, c2, s2) = (rng.key(), rng.key(), rng.key(), rng.key());
+    let (c1, s1, c2, s2) = (rng.bytes(), rng.bytes(), rng.bytes(), rng.bytes());
     server.write_all(&[&HELLO[..], &s1].concat()).unwrap();
     client.write_all(&[c1, c2].concat()).unwrap();
     assert_eq!(read_n(&mut client, 4 + KEY_LEN), [&HELLO[..], &s1].concat());
@@ -388,7 +357,7 @@ fn the_older_key_mixing_and_a_plugged_transform() {
     // The keys of a real handshake, though the transform uses only one byte of them.
     let _ = handshake(&mut client, &mut server, &mut rng);
     let mut rng = Rng(5);
-    let k = rng.key()[0];
+    let k = rng.bytes::<KEY_LEN>()[0];
     let packet = [6u8, 0, 0x34, 0x12, 0xab, 0xcd];
     let xored: Vec<u8> = packet.iter().map(|b| b ^ k).collect();
     let (server_got, _) = exchange(client, server, None, xored.clone(), Vec::new(), false);
