@@ -258,18 +258,23 @@ macro_rules! fixed_flavor {
                     Err(_) => false,
                 }
             }
+            #[inline]
             fn w_i16s(out: &mut Vec<u8>, v: &[i16]) {
                 bulk_write!(out, v, 2, i16::$to)
             }
+            #[inline]
             fn w_i32s(out: &mut Vec<u8>, v: &[i32]) {
                 bulk_write!(out, v, 4, i32::$to)
             }
+            #[inline]
             fn w_i64s(out: &mut Vec<u8>, v: &[i64]) {
                 bulk_write!(out, v, 8, i64::$to)
             }
+            #[inline]
             fn w_f32s(out: &mut Vec<u8>, v: &[f32]) {
                 bulk_write!(out, v, 4, |x: f32| x.to_bits().$to())
             }
+            #[inline]
             fn w_f64s(out: &mut Vec<u8>, v: &[f64]) {
                 bulk_write!(out, v, 8, |x: f64| x.to_bits().$to())
             }

@@ -515,14 +515,138 @@ impl List {
 
 /// A `TAG_Compound`: named tags in file order.
 ///
-/// Entries are kept in a `Vec` so order and even duplicate keys survive a round trip. Lookups
-/// are linear scans, which for the small compounds NBT is made of beat hashing; [`get`] returns
-/// the *last* entry of a key, as Minecraft's map would after reading duplicates.
+/// Entries are kept in a `Vec` so order and even duplicate keys survive a round trip; [`get`]
+/// returns the *last* entry of a key, as Minecraft's map would after reading duplicates.
+///
+/// Lookups in a compound of fewer than 32 entries (nearly all that NBT is made of) are linear
+/// scans, which beat hashing there. A compound of 32 entries or more builds a hash index of its
+/// keys the first time it is edited by key ([`insert`], [`get_mut`], [`remove`]) and keeps it
+/// through those edits, so a thousand inserts into a parsed compound cost a thousand hash
+/// lookups, not a thousand scans; [`get`] uses the index once there is one. The reader does not
+/// build indexes (a parsed tree costs what it did), and [`entries_mut`] drops the index, since
+/// the entries may change behind it (the next edit by key builds it again). [`remove`] takes
+/// time linear in the compound's length (it keeps the order of the others).
 ///
 /// [`get`]: Compound::get
-#[derive(Clone, Debug, Default, PartialEq)]
+/// [`get_mut`]: Compound::get_mut
+/// [`insert`]: Compound::insert
+/// [`remove`]: Compound::remove
+/// [`entries_mut`]: Compound::entries_mut
+#[derive(Clone, Default)]
 pub struct Compound {
-    entries: Vec<(NbtString, Tag)>,
+    repr: Entries,
+}
+
+/// One entry of a compound.
+type Entry = (NbtString, Tag);
+
+/// The number of entries at which a compound indexes its keys on its first edit by key.
+const INDEX_FROM: usize = 32;
+
+/// A compound's entries, with or without the index of its keys (same size as a `Vec`: the
+/// indexed form is boxed, and the two share the `Vec`'s niche).
+enum Entries {
+    Plain(Vec<Entry>),
+    Indexed(Box<Indexed>),
+}
+
+/// Entries with the position of each key's last entry.
+struct Indexed {
+    entries: Vec<Entry>,
+    index: std::collections::HashMap<NbtString, usize>,
+}
+
+impl Indexed {
+    fn new(entries: Vec<Entry>) -> Box<Indexed> {
+        let mut index = std::collections::HashMap::with_capacity(entries.len());
+        for (i, (k, _)) in entries.iter().enumerate() {
+            index.insert(k.clone(), i);
+        }
+        Box::new(Indexed { entries, index })
+    }
+}
+
+impl Default for Entries {
+    fn default() -> Entries {
+        Entries::Plain(Vec::new())
+    }
+}
+
+impl Clone for Entries {
+    /// A copy without the index (it is built again on the copy's first edit by key).
+    fn clone(&self) -> Entries {
+        Entries::Plain(self.as_slice().to_vec())
+    }
+}
+
+impl Entries {
+    #[inline(always)]
+    fn as_slice(&self) -> &[Entry] {
+        match self {
+            Entries::Plain(v) => v,
+            Entries::Indexed(x) => &x.entries,
+        }
+    }
+
+    /// The entries as a plain `Vec`, dropping the index.
+    fn plain(&mut self) -> &mut Vec<Entry> {
+        if let Entries::Indexed(x) = self {
+            let entries = std::mem::take(&mut x.entries);
+            *self = Entries::Plain(entries);
+        }
+        match self {
+            Entries::Plain(v) => v,
+            Entries::Indexed(_) => unreachable!("made plain above"),
+        }
+    }
+
+    /// The position of the last entry of `key`, indexing the keys first if the compound is
+    /// large enough.
+    fn find_mut(&mut self, key: &NbtString) -> Option<usize> {
+        if let Entries::Plain(v) = self {
+            if v.len() < INDEX_FROM {
+                return v.iter().rposition(|(n, _)| n == key);
+            }
+            *self = Entries::Indexed(Indexed::new(std::mem::take(v)));
+        }
+        match self {
+            Entries::Indexed(x) => x.index.get(key).copied(),
+            Entries::Plain(_) => unreachable!("indexed above"),
+        }
+    }
+
+    /// The entries, mutable in place (the index stays: keys are not changed through this).
+    fn as_mut_slice(&mut self) -> &mut [Entry] {
+        match self {
+            Entries::Plain(v) => v,
+            Entries::Indexed(x) => &mut x.entries,
+        }
+    }
+
+    fn push(&mut self, key: NbtString, value: Tag) {
+        match self {
+            Entries::Plain(v) => v.push((key, value)),
+            Entries::Indexed(x) => {
+                x.index.insert(key.clone(), x.entries.len());
+                x.entries.push((key, value));
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Compound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Compound")
+            .field("entries", &self.entries())
+            .finish()
+    }
+}
+
+impl PartialEq for Compound {
+    /// Equal entries in the same order (whether either has built its index does not matter).
+    fn eq(&self, other: &Compound) -> bool {
+        self.entries() == other.entries()
+    }
 }
 
 impl Compound {
@@ -533,59 +657,56 @@ impl Compound {
 
     /// An empty compound with room for `n` entries.
     pub fn with_capacity(n: usize) -> Compound {
-        Compound {
-            entries: Vec::with_capacity(n),
-        }
+        Compound::from_entries(Vec::with_capacity(n))
     }
 
     /// Wraps entries as they are (order and duplicates kept).
     pub fn from_entries(entries: Vec<(NbtString, Tag)>) -> Compound {
-        Compound { entries }
+        Compound {
+            repr: Entries::Plain(entries),
+        }
     }
 
     /// The entries in order.
+    #[inline(always)]
     pub fn entries(&self) -> &[(NbtString, Tag)] {
-        &self.entries
+        self.repr.as_slice()
     }
 
-    /// The entries, mutable (for edits that keep or change order).
+    /// The entries, mutable (for edits that keep or change order). Drops the compound's key
+    /// index, if it has one: the next edit by key builds it again.
     pub fn entries_mut(&mut self) -> &mut Vec<(NbtString, Tag)> {
-        &mut self.entries
+        self.repr.plain()
     }
 
     /// Consumes the compound, giving its entries.
-    pub fn into_entries(self) -> Vec<(NbtString, Tag)> {
-        self.entries
+    pub fn into_entries(mut self) -> Vec<(NbtString, Tag)> {
+        std::mem::take(self.repr.plain())
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
     }
 
     /// The value of `key` (the last one if the key repeats).
     pub fn get(&self, key: &str) -> Option<&Tag> {
         let k = NbtString::from(key);
-        self.entries
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == k)
-            .map(|(_, t)| t)
+        match &self.repr {
+            Entries::Plain(v) => v.iter().rev().find(|(n, _)| *n == k).map(|(_, t)| t),
+            Entries::Indexed(x) => x.index.get(&k).map(|&i| &x.entries[i].1),
+        }
     }
 
     /// The value of `key`, mutable.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Tag> {
-        let k = NbtString::from(key);
-        self.entries
-            .iter_mut()
-            .rev()
-            .find(|(n, _)| *n == k)
-            .map(|(_, t)| t)
+        let i = self.repr.find_mut(&NbtString::from(key))?;
+        Some(&mut self.repr.as_mut_slice()[i].1)
     }
 
     /// Sets `key`: replaces the value in place if the key exists (keeping its position),
@@ -593,24 +714,27 @@ impl Compound {
     pub fn insert(&mut self, key: impl Into<NbtString>, value: impl Into<Tag>) -> Option<Tag> {
         let key = key.into();
         let value = value.into();
-        if let Some((_, t)) = self.entries.iter_mut().rev().find(|(n, _)| *n == key) {
-            return Some(std::mem::replace(t, value));
+        if let Some(i) = self.repr.find_mut(&key) {
+            return Some(std::mem::replace(&mut self.repr.as_mut_slice()[i].1, value));
         }
-        self.entries.push((key, value));
+        self.repr.push(key, value);
         None
     }
 
     /// Appends an entry without looking for an existing key (builder style).
     pub fn with(mut self, key: impl Into<NbtString>, value: impl Into<Tag>) -> Compound {
-        self.entries.push((key.into(), value.into()));
+        self.repr.push(key.into(), value.into());
         self
     }
 
     /// Removes every entry of `key`, returning the last value.
     pub fn remove(&mut self, key: &str) -> Option<Tag> {
         let k = NbtString::from(key);
+        self.repr.find_mut(&k)?;
+        let indexed = matches!(self.repr, Entries::Indexed(_));
+        let entries = self.repr.plain();
         let mut out = None;
-        self.entries.retain_mut(|(n, t)| {
+        entries.retain_mut(|(n, t)| {
             if *n == k {
                 out = Some(std::mem::replace(t, Tag::Byte(0)));
                 false
@@ -618,23 +742,25 @@ impl Compound {
                 true
             }
         });
+        if indexed {
+            self.repr = Entries::Indexed(Indexed::new(std::mem::take(entries)));
+        }
         out
     }
 
     /// Iterates over `(key, value)` pairs in order.
     pub fn iter(&self) -> impl Iterator<Item = (&NbtString, &Tag)> {
-        self.entries.iter().map(|(k, v)| (k, v))
+        self.entries().iter().map(|(k, v)| (k, v))
     }
 }
 
 impl<K: Into<NbtString>, V: Into<Tag>> FromIterator<(K, V)> for Compound {
     fn from_iter<I: IntoIterator<Item = (K, V)>>(iter: I) -> Compound {
-        Compound {
-            entries: iter
-                .into_iter()
+        Compound::from_entries(
+            iter.into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect(),
-        }
+        )
     }
 }
 

@@ -12,10 +12,11 @@
 
 use crate::counting;
 use crate::scaling_support as scaling;
+use crate::support;
 
 use def_runtime::godot::{self, DecodeOptions, EncodeOptions, Variant, Version};
 use def_runtime::nbt::region::{ChunkStatus, RegionFile};
-use def_runtime::nbt::{FileOptions, NbtErrorKind, snbt};
+use def_runtime::nbt::{Compound, FileOptions, NbtErrorKind, Tag, snbt};
 
 #[test]
 fn dynamic_decode_of_a_wide_definition() {
@@ -408,6 +409,54 @@ fn nbt_and_snbt_compounds() {
             format!("[{}]", body.join(","))
         },
         modern,
+    );
+}
+
+/// Inserting keys into a compound of a parsed chunk (its root, as a world tool adding data
+/// would), then setting each again: linear in the number of inserts, like pushing as many
+/// entries without looking for their keys.
+#[test]
+fn inserts_into_a_parsed_chunk_compound() {
+    let _s = counting::serial();
+    let Some(path) = support::shared("nbt-samples/fastanvil__21w44a-test1.nbt") else {
+        return;
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let file = def_runtime::nbt::NbtFile::decode(&bytes, FileOptions::default()).expect("reads");
+    let root = file
+        .root()
+        .and_then(|r| r.compound())
+        .expect("a compound")
+        .clone();
+    let make = |n: usize| {
+        let keys: Vec<String> = (0..n).map(|i| format!("added{i}")).collect();
+        (root.clone(), keys)
+    };
+    scaling::assert_linear_like(
+        "NBT compound inserts",
+        2_000,
+        make,
+        |(c, keys): &(Compound, Vec<String>)| {
+            let mut c = c.clone();
+            for (i, k) in keys.iter().enumerate() {
+                c.insert(k.as_str(), i as i32);
+            }
+            for k in keys {
+                c.insert(k.as_str(), -1);
+            }
+            assert_eq!(c.len(), root.len() + keys.len());
+        },
+        make,
+        |(c, keys): &(Compound, Vec<String>)| {
+            let mut c = c.clone();
+            for (i, k) in keys.iter().enumerate() {
+                c.entries_mut().push((k.as_str().into(), (i as i32).into()));
+            }
+            let base = c.len() - keys.len();
+            for e in &mut c.entries_mut()[base..] {
+                e.1 = Tag::Int(-1);
+            }
+        },
     );
 }
 

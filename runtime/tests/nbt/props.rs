@@ -201,3 +201,110 @@ fn bigtest_snbt_equals_its_binary_twin() {
     // And our own SNBT of it parses back to the same tree.
     assert_eq!(snbt::parse(&snbt::to_snbt(&from_text)).unwrap(), from_text);
 }
+
+/// One edit of a compound by key, for the model test below.
+#[derive(Clone, Debug)]
+enum Edit {
+    Insert(u8, i32),
+    Set(u8, i32),
+    Remove(u8),
+    /// Appends through `entries_mut` without looking for the key (duplicates, as files have).
+    Push(u8, i32),
+    /// Appends with the builder `with` (no lookup either).
+    With(u8, i32),
+    Clone,
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    // Keys from a set of 48, so compounds cross the 32 entries at which they index their keys,
+    // and repeat.
+    prop_oneof![
+        4 => (0u8..48, any::<i32>()).prop_map(|(k, v)| Edit::Insert(k, v)),
+        2 => (0u8..48, any::<i32>()).prop_map(|(k, v)| Edit::Set(k, v)),
+        1 => (0u8..48).prop_map(Edit::Remove),
+        1 => (0u8..48, any::<i32>()).prop_map(|(k, v)| Edit::Push(k, v)),
+        1 => (0u8..48, any::<i32>()).prop_map(|(k, v)| Edit::With(k, v)),
+        1 => Just(Edit::Clone),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `Compound`'s edits by key against a plain list of entries that follows the documented
+    /// rules (the last entry of a key is the one read, set and replaced; remove drops every
+    /// entry of the key and gives the last value), from an empty compound and from a parsed one
+    /// with duplicate keys: the key index a large compound builds never changes an answer.
+    #[test]
+    fn compound_edits_by_key_follow_a_plain_list(
+        start in prop::collection::vec((0u8..48, any::<i32>()), 0..64),
+        edits in prop::collection::vec(edit(), 0..200),
+    ) {
+        let key = |k: u8| format!("k{k}");
+        let mut model: Vec<(String, i32)> = start.iter().map(|&(k, v)| (key(k), v)).collect();
+        // The starting compound comes from bytes, as a parsed chunk's would.
+        let mut bytes = vec![10u8, 0, 0];
+        for (k, v) in &model {
+            bytes.push(3);
+            bytes.extend_from_slice(&(k.len() as u16).to_be_bytes());
+            bytes.extend_from_slice(k.as_bytes());
+            bytes.extend_from_slice(&v.to_be_bytes());
+        }
+        bytes.push(0);
+        let root = decode_exact(&bytes, ReadOptions::default()).unwrap();
+        let mut c = match root.tag {
+            Tag::Compound(c) => c,
+            other => panic!("{other:?}"),
+        };
+        let last = |m: &[(String, i32)], k: &str| m.iter().rposition(|(n, _)| n == k);
+        for e in edits {
+            match e {
+                Edit::Insert(k, v) => {
+                    let k = key(k);
+                    let old = match last(&model, &k) {
+                        Some(i) => Some(std::mem::replace(&mut model[i].1, v)),
+                        None => { model.push((k.clone(), v)); None }
+                    };
+                    prop_assert_eq!(c.insert(k.as_str(), v), old.map(Tag::Int));
+                }
+                Edit::Set(k, v) => {
+                    let k = key(k);
+                    let i = last(&model, &k);
+                    match c.get_mut(&k) {
+                        Some(t) => { *t = Tag::Int(v); model[i.unwrap()].1 = v; }
+                        None => prop_assert!(i.is_none()),
+                    }
+                }
+                Edit::Remove(k) => {
+                    let k = key(k);
+                    let old = last(&model, &k).map(|i| model[i].1);
+                    model.retain(|(n, _)| *n != k);
+                    prop_assert_eq!(c.remove(&k), old.map(Tag::Int));
+                }
+                Edit::Push(k, v) => {
+                    c.entries_mut().push((NbtString::from(key(k)), Tag::Int(v)));
+                    model.push((key(k), v));
+                }
+                Edit::With(k, v) => {
+                    c = c.with(key(k), v);
+                    model.push((key(k), v));
+                }
+                Edit::Clone => c = c.clone(),
+            }
+            for k in 0..48 {
+                let k = key(k);
+                let expected = last(&model, &k).map(|i| Tag::Int(model[i].1));
+                prop_assert_eq!(c.get(&k), expected.as_ref());
+            }
+            let entries: Vec<(String, i32)> = c
+                .entries()
+                .iter()
+                .map(|(n, t)| match t {
+                    Tag::Int(v) => (n.to_str_lossy().into_owned(), *v),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            prop_assert_eq!(&entries, &model);
+        }
+    }
+}
