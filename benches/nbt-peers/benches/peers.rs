@@ -122,7 +122,7 @@ fn bench(c: &mut Criterion<CpuTime>) {
             b.iter(|| decode(black_box(&data), opts).unwrap())
         });
         // Like simdnbt's owned reader, string contents are checked on access only.
-        let unchecked = opts.clone().check_strings(false);
+        let unchecked = opts.check_strings(false);
         g.bench_function("ours_owned_unchecked", |b| {
             b.iter(|| decode(black_box(&data), unchecked).unwrap())
         });
@@ -164,7 +164,9 @@ fn bench(c: &mut Criterion<CpuTime>) {
         g.bench_function("ours_owned", |b| {
             b.iter(|| {
                 let mut out = Vec::with_capacity(data.len());
-                black_box(&ours).encode_into(&mut out, Edition::Java).unwrap();
+                black_box(&ours)
+                    .encode_into(&mut out, Edition::Java)
+                    .unwrap();
                 out
             })
         });

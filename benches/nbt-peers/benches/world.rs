@@ -6,7 +6,9 @@
 //! `region/`, `DIM-1/region/` and `entities/`. Every library decompresses and parses every
 //! chunk into an owned tree (ours: `NbtFile`; fastnbt: `fastnbt::Value`). fastanvil gets its
 //! fastest setup, each region file read whole into memory first (inside the timing, as our
-//! scan reads its files inside it). Time is wall time: threads are what is measured.
+//! scan reads its files inside it). Time is wall time: threads are what is measured. Our scans
+//! run in rayon pools of 1 and 2 threads built once (`threads: 0` inside `install`, as on the
+//! global pool by default); `ours_2_threads_new_pool` is `threads: 2`, a pool per call.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -99,7 +101,8 @@ fn peer(files: &[PathBuf]) -> usize {
     n
 }
 
-/// Ours: the chunk count.
+/// Ours: the chunk count. `threads` is [`ScanOptions::threads`]: 0 runs on the rayon pool the
+/// call is made in.
 fn ours(dir: &Path, threads: usize) -> usize {
     let mut opts = ScanOptions::default();
     opts.threads = threads;
@@ -128,12 +131,22 @@ fn bench(c: &mut Criterion) {
     // Same files, same chunks for both.
     assert_eq!(peer(&files), total);
     assert_eq!(ours(&dir, 1), total);
+    // Our scans run in pools of 1 and 2 threads built once, as a program scanning more than
+    // one world (or the default `threads: 0`, on rayon's global pool) runs them; a nonzero
+    // `threads` builds a pool of its own on every call, measured apart below.
+    let pools = [1, 2].map(|n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    });
+    let in_pool = |threads: usize| pools[threads - 1].install(|| ours(&dir, 0));
     // CPU time of the whole process per scan, beside criterion's wall time: on a shared machine
     // the wall time of two threads depends on the neighbours, the CPU time on our own overhead.
     for threads in [1, 2] {
         let (cpu0, wall0) = (process_cpu_ms(), std::time::Instant::now());
         for _ in 0..20 {
-            ours(&dir, threads);
+            in_pool(threads);
         }
         let cpu = (process_cpu_ms() - cpu0) / 20.0;
         let wall = wall0.elapsed().as_secs_f64() * 1000.0 / 20.0;
@@ -163,17 +176,20 @@ fn bench(c: &mut Criterion) {
             })
         })
     });
-    g.bench_function("ours_1_thread", |b| b.iter(|| ours(&dir, 1)));
-    g.bench_function("ours_2_threads", |b| b.iter(|| ours(&dir, 2)));
+    g.bench_function("ours_1_thread", |b| b.iter(|| in_pool(1)));
+    g.bench_function("ours_2_threads", |b| b.iter(|| in_pool(2)));
+    // `threads: 2` from outside any pool: a pool started and stopped on every call.
+    g.bench_function("ours_2_threads_new_pool", |b| b.iter(|| ours(&dir, 2)));
     g.bench_function("ours_headers_only_1_thread", |b| {
         b.iter(|| {
             let mut opts = ScanOptions::default();
-            opts.threads = 1;
             opts.headers_only = true;
-            scan_world(&dir, opts, |_, ch| {
-                black_box(ch.length);
+            pools[0].install(|| {
+                scan_world(&dir, opts, |_, ch| {
+                    black_box(ch.length);
+                })
+                .unwrap()
             })
-            .unwrap()
         })
     });
     g.finish();
