@@ -605,15 +605,15 @@ impl Entries {
     /// The position of the last entry of `key`, indexing the keys first if the compound is
     /// large enough.
     fn find_mut(&mut self, key: &NbtString) -> Option<usize> {
-        if let Entries::Plain(v) = self {
-            if v.len() < INDEX_FROM {
-                return v.iter().rposition(|(n, _)| n == key);
-            }
-            *self = Entries::Indexed(Indexed::new(std::mem::take(v)));
-        }
         match self {
+            Entries::Plain(v) if v.len() < INDEX_FROM => v.iter().rposition(|(n, _)| n == key),
+            Entries::Plain(v) => {
+                let x = Indexed::new(std::mem::take(v));
+                let at = x.index.get(key).copied();
+                *self = Entries::Indexed(x);
+                at
+            }
             Entries::Indexed(x) => x.index.get(key).copied(),
-            Entries::Plain(_) => unreachable!("indexed above"),
         }
     }
 
