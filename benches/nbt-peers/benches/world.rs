@@ -19,20 +19,10 @@ use criterion::{Criterion, black_box, criterion_group, criterion_main};
 use def_runtime::nbt::region::{ScanOptions, scan_world};
 use def_runtime::nbt::{Compression, compress};
 
-const CHUNKS: [&str; 12] = [
-    "fastanvil__1.12.chunk",
-    "fastanvil__1.17.0.chunk",
-    "fastanvil__1.17.1.chunk",
-    "fastanvil__21w44a-test1.nbt",
-    "fastanvil__etho-empty.chunk",
-    "fastanvil__etho-max-heights.chunk",
-    "fastanvil__etho-old-in-new.chunk",
-    "fastanvil__etho-old-in-new2.chunk",
-    "fastanvil__etho.chunk",
-    "fastanvil__forge-1.20.1.nbt",
-    "fastanvil__unicode.chunk",
-    "fastnbt__chunk.nbt",
-];
+// The sample chunks and the hand-written region layout, shared with the runtime's world tests.
+#[path = "../../../runtime/tests/support/world.rs"]
+mod world_support;
+use world_support::{CHUNKS, region_bytes};
 
 /// Region files of the world: folder and chunk count.
 const LAYOUT: [(&str, usize); 4] = [
@@ -49,23 +39,6 @@ fn samples() -> PathBuf {
     base.join("nbt-samples")
 }
 
-/// A region file of `chunks` zlib chunks at slots 0, 1, 2, …, laid out as Minecraft does.
-fn region_bytes(chunks: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = vec![0u8; 8192];
-    for (slot, raw) in chunks.iter().enumerate() {
-        let stored = compress::compress(raw, Compression::Zlib).unwrap();
-        let sector = out.len() / 4096;
-        out.extend_from_slice(&(stored.len() as u32 + 1).to_be_bytes());
-        out.push(2);
-        out.extend_from_slice(&stored);
-        let count = (out.len() - sector * 4096).div_ceil(4096);
-        out.resize((sector + count) * 4096, 0);
-        let loc = ((sector as u32) << 8) | count as u32;
-        out[4 * slot..4 * slot + 4].copy_from_slice(&loc.to_be_bytes());
-    }
-    out
-}
-
 /// Writes the world; gives its folder and its region files.
 fn build_world() -> (PathBuf, Vec<PathBuf>) {
     let dir = std::env::temp_dir().join(format!("nbt_peers_world_{}", std::process::id()));
@@ -76,7 +49,13 @@ fn build_world() -> (PathBuf, Vec<PathBuf>) {
         .collect();
     let mut files = Vec::new();
     for (k, (rel, n)) in LAYOUT.iter().enumerate() {
-        let chunks: Vec<Vec<u8>> = (0..*n).map(|i| raw[(i + k) % raw.len()].clone()).collect();
+        // Zlib (id 2), as Minecraft stores chunks, at slots 0, 1, 2, …
+        let chunks: Vec<(usize, u8, Vec<u8>)> = (0..*n)
+            .map(|i| {
+                let stored = compress::compress(&raw[(i + k) % raw.len()], Compression::Zlib);
+                (i, 2, stored.unwrap())
+            })
+            .collect();
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, region_bytes(&chunks)).unwrap();

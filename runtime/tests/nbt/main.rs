@@ -6,6 +6,9 @@
 mod nbt_samples;
 #[path = "../support/mod.rs"]
 mod support;
+#[cfg(feature = "nbt-world")]
+#[path = "../support/world.rs"]
+mod world_support;
 
 mod edit;
 mod hostile;

@@ -5,6 +5,7 @@
 #![cfg(feature = "nbt-world")]
 
 use crate::support;
+use crate::world_support::{CHUNKS, region_bytes};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,22 +15,6 @@ use def_runtime::nbt::dump::{self, Json};
 use def_runtime::nbt::region::{self, ScanOptions, scan_world};
 use def_runtime::nbt::{Compression, NbtErrorKind, compress};
 
-/// The uncompressed sample chunks (Java, 1.12 to 1.20).
-const CHUNKS: [&str; 12] = [
-    "fastanvil__1.12.chunk",
-    "fastanvil__1.17.0.chunk",
-    "fastanvil__1.17.1.chunk",
-    "fastanvil__21w44a-test1.nbt",
-    "fastanvil__etho-empty.chunk",
-    "fastanvil__etho-max-heights.chunk",
-    "fastanvil__etho-old-in-new.chunk",
-    "fastanvil__etho-old-in-new2.chunk",
-    "fastanvil__etho.chunk",
-    "fastanvil__forge-1.20.1.nbt",
-    "fastanvil__unicode.chunk",
-    "fastnbt__chunk.nbt",
-];
-
 /// What a slot of the test world should read as.
 #[derive(Debug)]
 enum Want {
@@ -37,25 +22,6 @@ enum Want {
     Tree(Json),
     /// This status.
     Status(&'static str),
-}
-
-/// A region file written by hand from `(slot, compression id, stored bytes)`: the layout the
-/// module docs of `region` describe, not our writer.
-fn region_bytes(chunks: &[(usize, u8, Vec<u8>)]) -> Vec<u8> {
-    let mut out = vec![0u8; 8192];
-    for (slot, id, stored) in chunks {
-        let sector = out.len() / 4096;
-        out.extend_from_slice(&(stored.len() as u32 + 1).to_be_bytes());
-        out.push(*id);
-        out.extend_from_slice(stored);
-        let count = (out.len() - sector * 4096).div_ceil(4096);
-        out.resize((sector + count) * 4096, 0);
-        let loc = ((sector as u32) << 8) | count as u32;
-        out[4 * slot..4 * slot + 4].copy_from_slice(&loc.to_be_bytes());
-        out[4096 + 4 * slot..4096 + 4 * slot + 4]
-            .copy_from_slice(&(1_700_000_000u32 + *slot as u32).to_be_bytes());
-    }
-    out
 }
 
 struct World {
