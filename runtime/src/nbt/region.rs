@@ -599,7 +599,7 @@ impl RegionFile {
             }
             match decode_stored(&ch.payload, c, opts, &mut used, budget) {
                 Ok(f) => ch.nbt = Some(f),
-                Err(e) => ch.status = ChunkStatus::Invalid(Arc::new(e)),
+                Err(e) => ch.status = invalid(e),
             }
             chunks.push(ch);
         }
@@ -1115,10 +1115,10 @@ fn too_short(len: u64) -> NbtError {
     )))
 }
 
-/// [`ChunkStatus::Invalid`] with an error of `kind`.
+/// [`ChunkStatus::Invalid`] with `e` (an error, or the kind of one).
 #[cold]
-fn invalid(kind: NbtErrorKind) -> ChunkStatus {
-    ChunkStatus::Invalid(Arc::new(NbtError::from(kind)))
+fn invalid(e: impl Into<NbtError>) -> ChunkStatus {
+    ChunkStatus::Invalid(Arc::new(e.into()))
 }
 
 #[cold]

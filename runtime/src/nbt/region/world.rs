@@ -11,14 +11,14 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
 use super::{
     Chunk, ChunkStatus, DEFAULT_REGION_BUDGET, SECTOR, Slot, coords_from_name, decode_stored, fsx,
-    slots, too_short, unread,
+    invalid, slots, too_short, unread,
 };
 use crate::nbt::error::{NbtError, NbtErrorKind, Result};
 use crate::nbt::file::FileOptions;
@@ -184,8 +184,9 @@ fn scan(
     })
 }
 
-/// The error for a world folder, a folder in it or a region file that is not read: the one
-/// place the scan makes an error of its own (a chunk's is [`unread`]'s).
+/// An error the scan makes of its own: for a world folder, a folder in it or a region file
+/// that is not read, and for a chunk refused before it is decoded (too large for a thread's
+/// share, an external file not read). How a chunk's status is reported is [`unread`]'s.
 #[cold]
 fn refused(why: String) -> NbtError {
     NbtError::from(NbtErrorKind::Region(why))
@@ -369,9 +370,7 @@ impl Region<'_> {
         let mut ch = slot.unread_chunk();
         ch.status = match &slot.status {
             Some(s) => s.clone(),
-            None => self
-                .read(&mut ch, opts, share)
-                .unwrap_or_else(|e| ChunkStatus::Invalid(Arc::new(e))),
+            None => self.read(&mut ch, opts, share).unwrap_or_else(invalid),
         };
         ch
     }
@@ -385,10 +384,10 @@ impl Region<'_> {
             return Ok(ChunkStatus::OutOfFile);
         }
         if avail > share {
-            return Err(NbtError::from(NbtErrorKind::Region(format!(
+            return Err(refused(format!(
                 "its {avail} bytes of sectors are more than a thread's share of the scan's \
                  budget ({share} bytes)"
-            ))));
+            )));
         }
         // The whole chunk in one read (its header only, when that is all that is asked).
         let mut sectors = vec![0u8; if opts.headers_only { 5 } else { avail }];
@@ -416,9 +415,7 @@ impl Region<'_> {
                 Ok(bytes) => bytes,
                 Err(fsx::Refusal::Missing) => return Ok(ChunkStatus::External),
                 Err(fsx::Refusal::Other(why)) => {
-                    return Err(NbtError::from(NbtErrorKind::Region(format!(
-                        "external chunk file {name}: {why}"
-                    ))));
+                    return Err(refused(format!("external chunk file {name}: {why}")));
                 }
             };
             &external
