@@ -13,6 +13,9 @@ mod nbt_samples;
 mod scaling_support;
 #[path = "../support/mod.rs"]
 mod support;
+#[cfg(feature = "nbt-world")]
+#[path = "../support/world.rs"]
+mod world_support;
 
 mod bound;
 mod godot;

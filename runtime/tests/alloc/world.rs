@@ -2,6 +2,7 @@
 //! real chunks at budgets from plenty to a sliver, and a world of zlib bombs.
 #![cfg(feature = "nbt-world")]
 
+use crate::world_support::region_bytes;
 use crate::{counting, support};
 
 use std::path::{Path, PathBuf};
@@ -14,22 +15,6 @@ use def_runtime::nbt::{Compression, compress};
 /// inflater's constant (under 1 MiB, docs/reliability.md "Decompression"), and the rayon pool's
 /// bookkeeping, the error list and the `Chunk` values.
 const SLACK: usize = 2 << 20;
-
-/// A region file of zlib chunks at slots 0, 1, 2, … (the layout of `region`'s module docs).
-fn region_bytes(stored: &[Vec<u8>]) -> Vec<u8> {
-    let mut out = vec![0u8; 8192];
-    for (slot, s) in stored.iter().enumerate() {
-        let sector = out.len() / 4096;
-        out.extend_from_slice(&(s.len() as u32 + 1).to_be_bytes());
-        out.push(2);
-        out.extend_from_slice(s);
-        let count = (out.len() - sector * 4096).div_ceil(4096);
-        out.resize((sector + count) * 4096, 0);
-        out[4 * slot..4 * slot + 4]
-            .copy_from_slice(&(((sector as u32) << 8) | count as u32).to_be_bytes());
-    }
-    out
-}
 
 struct Dir(PathBuf);
 
@@ -45,7 +30,13 @@ fn world(tag: &str, files: &[(&str, Vec<Vec<u8>>)]) -> Dir {
     for (rel, stored) in files {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, region_bytes(stored)).unwrap();
+        // Zlib (id 2) at slots 0, 1, 2, …
+        let chunks: Vec<_> = stored
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, 2, s.clone()))
+            .collect();
+        std::fs::write(path, region_bytes(&chunks)).unwrap();
     }
     Dir(dir)
 }
