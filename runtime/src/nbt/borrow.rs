@@ -59,8 +59,8 @@ struct Root {
 
 /// A validated NBT stream (one or several roots) viewed in place.
 ///
-/// Kept within 128 bytes, which a move copies inline (a larger value is copied by a call to
-/// `memcpy`, which showed as a sixth of the time of reading a small file).
+/// Kept within 128 bytes, which a move copies inline: a larger value is copied by a call to
+/// `memcpy`, which costs a small file's read (`servers.dat`, about 90 ns) a sixth of its time.
 #[derive(Clone, Debug)]
 pub struct BorrowedNbt<'a> {
     data: &'a [u8],

@@ -524,8 +524,8 @@ impl List {
 /// through those edits, so a thousand inserts into a parsed compound cost a thousand hash
 /// lookups, not a thousand scans; [`get`] uses the index once there is one. The index holds a
 /// copy of each key and its position, hashed with std's keyed hasher (keys from a hostile file
-/// cannot be made to collide). The reader does not build indexes (a parsed tree costs what it
-/// did), and [`entries_mut`] drops the index, since the entries may change behind it (the next
+/// cannot be made to collide). The reader builds no index (reading pays nothing for it), and
+/// [`entries_mut`] drops the index, since the entries may change behind it (the next
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///

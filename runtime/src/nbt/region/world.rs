@@ -50,8 +50,8 @@ pub struct ScanOptions {
     /// Threads: 0 runs on the current rayon pool (the global one, a thread per core, unless
     /// the call is made inside another pool's `install`), another number on a pool of its own
     /// of that many threads, started and stopped by the call. A program that scans more than
-    /// once keeps its pool: starting two threads and their allocator arenas cost a 768-chunk
-    /// scan about 4 ms of its 30 (docs/nbt-bench.md).
+    /// once keeps its pool: starting and stopping two threads, with their allocator arenas,
+    /// adds up to 5 ms to a 768-chunk scan of 28 ms (docs/nbt-bench.md).
     pub threads: usize,
 }
 
