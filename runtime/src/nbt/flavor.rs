@@ -137,7 +137,7 @@ macro_rules! bulk_read {
         let bytes = $c.take(n * $w)?;
         let mut v: Vec<$t> = Vec::with_capacity(n);
         let dst = &mut v.spare_capacity_mut()[..n];
-        convert!(
+        wide!(
             fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
                 for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
                     let mut a = [0u8; $w];
@@ -161,7 +161,7 @@ macro_rules! bulk_write {
         let n = v.len() * $w;
         out.reserve(n);
         let spare = &mut out.spare_capacity_mut()[..n];
-        convert!(
+        wide!(
             fn write(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
                 for (dst, x) in spare.chunks_exact_mut($w).zip(v.iter()) {
                     let b = $conv(*x);
@@ -176,50 +176,6 @@ macro_rules! bulk_write {
         // `chunks_exact_mut($w)` over `n = v.len() * $w` bytes zipped with `v` covers them all.
         unsafe { out.set_len(len + n) };
     }};
-}
-
-/// Runs a conversion loop compiled twice: for the CPU's AVX2 where it has it (x86-64, checked
-/// once and cached by std), otherwise for the baseline target.
-///
-/// A chunk is mostly numeric arrays (block states and heightmaps are long arrays), and Java's
-/// big-endian elements are byte-swapped on every read and write. The baseline x86-64 target
-/// has SSE2, which swaps 16 bytes in about eight shuffles; AVX2 swaps 32 in one `vpshufb`,
-/// which writes `fastanvil__unicode.chunk` in about three quarters of the time. The loop is the
-/// same source either way, so the two cannot differ in what they compute (a unit test runs both).
-macro_rules! convert {
-    (fn $f:ident($($a:ident: $t:ty),*) $body:block) => {{
-        #[inline(always)]
-        fn $f($($a: $t),*) $body
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx2")]
-            fn avx2($($a: $t),*) {
-                $f($($a),*)
-            }
-            if has_avx2() {
-                // SAFETY: the CPU has AVX2, which is all `avx2` requires of it.
-                unsafe { avx2($($a),*) }
-            } else {
-                $f($($a),*)
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            $f($($a),*)
-        }
-    }};
-}
-
-/// Whether the conversion loops may use AVX2 (tests can ask for the baseline loops on their
-/// thread, to check both).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn has_avx2() -> bool {
-    #[cfg(test)]
-    if tests::BASELINE.with(|b| b.get()) {
-        return false;
-    }
-    std::is_x86_feature_detected!("avx2")
 }
 
 macro_rules! fixed_flavor {
@@ -477,11 +433,7 @@ impl Flavor for NetworkFlavor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    thread_local! {
-        /// Set to run the baseline loops on this thread even where the CPU has AVX2.
-        pub(super) static BASELINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    }
+    use crate::nbt::wide::BASELINE;
 
     /// Values whose bytes all differ, so a swap in the wrong place shows.
     fn values(n: usize) -> Vec<u64> {

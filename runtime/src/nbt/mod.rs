@@ -18,6 +18,9 @@
 //! recursion, declared lengths are checked against the remaining bytes before allocating, and
 //! decompression has a size limit. Errors ([`NbtError`]) carry the byte offset and tag path.
 
+#[macro_use]
+mod wide;
+
 pub mod borrow;
 pub mod compress;
 pub mod dump;
