@@ -129,6 +129,11 @@ pub(crate) trait Flavor: Copy + 'static {
     fn w_f64s(out: &mut Vec<u8>, v: &[f64]);
 }
 
+/// Arrays of at least this many bytes run the conversion loops' AVX2 build where the CPU has
+/// it ([`wide!`]); shorter ones (a structure's three-int positions) stay in the inlined
+/// baseline loop, which costs less than the call.
+const WIDE_FROM: usize = 64;
+
 /// Bulk fixed-width conversion: decode `n` elements of `W` bytes each, straight into the
 /// spare capacity of the vector (one pass, vectorised).
 macro_rules! bulk_read {
@@ -137,15 +142,23 @@ macro_rules! bulk_read {
         let bytes = $c.take(n * $w)?;
         let mut v: Vec<$t> = Vec::with_capacity(n);
         let dst = &mut v.spare_capacity_mut()[..n];
-        wide!(
-            fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
-                for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
-                    let mut a = [0u8; $w];
-                    a.copy_from_slice(ch);
-                    *d = std::mem::MaybeUninit::new($conv(a));
-                }
+        #[inline(always)]
+        fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
+            for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
+                let mut a = [0u8; $w];
+                a.copy_from_slice(ch);
+                *d = std::mem::MaybeUninit::new($conv(a));
             }
-        );
+        }
+        if bytes.len() >= WIDE_FROM {
+            wide!(
+                fn read_wide(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
+                    read(dst, bytes)
+                }
+            )
+        } else {
+            read(dst, bytes)
+        }
         // SAFETY: `read` wrote the first `n` elements: `bytes` is `n * $w` bytes long, so
         // `chunks_exact($w)` gives `n` chunks for the `n` slots of `dst`.
         unsafe { v.set_len(n) };
@@ -161,16 +174,24 @@ macro_rules! bulk_write {
         let n = v.len() * $w;
         out.reserve(n);
         let spare = &mut out.spare_capacity_mut()[..n];
-        wide!(
-            fn write(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
-                for (dst, x) in spare.chunks_exact_mut($w).zip(v.iter()) {
-                    let b = $conv(*x);
-                    for k in 0..$w {
-                        dst[k] = std::mem::MaybeUninit::new(b[k]);
-                    }
+        #[inline(always)]
+        fn write(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
+            for (dst, x) in spare.chunks_exact_mut($w).zip(v.iter()) {
+                let b = $conv(*x);
+                for k in 0..$w {
+                    dst[k] = std::mem::MaybeUninit::new(b[k]);
                 }
             }
-        );
+        }
+        if n >= WIDE_FROM {
+            wide!(
+                fn write_wide(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
+                    write(spare, v)
+                }
+            )
+        } else {
+            write(spare, v)
+        }
         let len = out.len();
         // SAFETY: the loop wrote all `n` bytes after `len`, which `reserve` made room for:
         // `chunks_exact_mut($w)` over `n = v.len() * $w` bytes zipped with `v` covers them all.
@@ -272,23 +293,23 @@ macro_rules! fixed_flavor {
                     Err(_) => false,
                 }
             }
-            #[inline]
+            #[inline(always)]
             fn w_i16s(out: &mut Vec<u8>, v: &[i16]) {
                 bulk_write!(out, v, i16, 2, i16::$to)
             }
-            #[inline]
+            #[inline(always)]
             fn w_i32s(out: &mut Vec<u8>, v: &[i32]) {
                 bulk_write!(out, v, i32, 4, i32::$to)
             }
-            #[inline]
+            #[inline(always)]
             fn w_i64s(out: &mut Vec<u8>, v: &[i64]) {
                 bulk_write!(out, v, i64, 8, i64::$to)
             }
-            #[inline]
+            #[inline(always)]
             fn w_f32s(out: &mut Vec<u8>, v: &[f32]) {
                 bulk_write!(out, v, f32, 4, |x: f32| x.to_bits().$to())
             }
-            #[inline]
+            #[inline(always)]
             fn w_f64s(out: &mut Vec<u8>, v: &[f64]) {
                 bulk_write!(out, v, f64, 8, |x: f64| x.to_bits().$to())
             }
