@@ -9,7 +9,7 @@
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
-use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+use super::tag::{Compound, INLINE, List, Nbt, NbtString, Tag, TagType};
 
 /// Minecraft's nesting limit (NbtAccounter): lists and compounds, the root included.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
@@ -421,10 +421,27 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     #[inline(always)]
     fn string(&mut self) -> Result<NbtString, Fail> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
-        if b.len() > super::tag::INLINE {
+        if b.len() > INLINE {
             self.charge(b.len())?;
+            return Ok(NbtString::from_mutf8(b));
         }
-        Ok(NbtString::from_mutf8(b))
+        // A short string (most keys) takes the fixed-size window of input that starts with it
+        // when the input is long enough, instead of a zeroed buffer and a copy of its length:
+        // that copy's small stores, read back at once as the string moves, stalled the loop.
+        // The string's bytes as read end where the cursor is (a converted Bedrock string is
+        // not the input's bytes and takes the copy).
+        let window = match b {
+            std::borrow::Cow::Borrowed(s) => {
+                let start = self.c.pos - s.len();
+                debug_assert_eq!(s.as_ptr(), self.c.data[start..].as_ptr());
+                self.c.data.get(start..start + INLINE)
+            }
+            std::borrow::Cow::Owned(_) => None,
+        };
+        Ok(match window {
+            Some(w) => NbtString::inline_from_window(w.try_into().expect("INLINE bytes"), b.len()),
+            None => NbtString::from_mutf8(b),
+        })
     }
 
     /// Reads a payload; `depth` is the number of containers already entered.

@@ -177,6 +177,20 @@ impl NbtString {
         }
     }
 
+    /// A string of the first `len` bytes of `window` (`len <= INLINE`), kept inline. The bytes
+    /// after `len` stay in the buffer unread: equality, ordering, hashing and [`as_mutf8`]
+    /// see `len` bytes, and the writer, which copies the whole buffer, keeps `len` of them.
+    ///
+    /// [`as_mutf8`]: NbtString::as_mutf8
+    #[inline(always)]
+    pub(crate) fn inline_from_window(window: [u8; INLINE], len: usize) -> NbtString {
+        debug_assert!(len <= INLINE);
+        NbtString(Repr::Inline {
+            len: len as u8,
+            buf: window,
+        })
+    }
+
     /// Wraps MUTF-8 bytes as they are (not validated; decoding is lossy on malformed bytes).
     #[inline]
     pub fn from_mutf8(bytes: impl AsRef<[u8]>) -> NbtString {
