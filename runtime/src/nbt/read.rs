@@ -427,7 +427,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         }
         // A short string (most keys) takes the fixed-size window of input that starts with it
         // when the input is long enough, instead of a zeroed buffer and a copy of its length:
-        // that copy's small stores, read back at once as the string moves, stalled the loop.
+        // that copy's small stores, read back at once as the string moves, stall the loop.
         // The string's bytes as read end where the cursor is (a converted Bedrock string is
         // not the input's bytes and takes the copy).
         let window = match b {
@@ -523,7 +523,22 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                             return Err(self.at_key(name.as_mutf8()));
                         }
                     }
-                    self.scratch.push((name, v));
+                    // The entry's two fields are written where they belong. `push` of the tuple
+                    // assembles it on the stack from the pieces the key and the value arrive
+                    // in, then copies it out with 16-byte loads that straddle those pieces,
+                    // which stalls store forwarding on every entry (8–16 % of the owned parse
+                    // of the samples; a function taking the two by value does the same).
+                    self.scratch.reserve(1);
+                    let len = self.scratch.len();
+                    // SAFETY: `reserve(1)` leaves room for an element at `len`. Both fields are
+                    // written through raw pointers (no reference to the uninitialised slot is
+                    // made) before `set_len` counts the element.
+                    unsafe {
+                        let slot = self.scratch.as_mut_ptr().wrapping_add(len);
+                        (&raw mut (*slot).0).write(name);
+                        (&raw mut (*slot).1).write(v);
+                        self.scratch.set_len(len + 1);
+                    }
                 }
                 Err(Fail) => return Err(self.at_key(name.as_mutf8())),
             }
