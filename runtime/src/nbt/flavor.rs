@@ -142,23 +142,15 @@ macro_rules! bulk_read {
         let bytes = $c.take(n * $w)?;
         let mut v: Vec<$t> = Vec::with_capacity(n);
         let dst = &mut v.spare_capacity_mut()[..n];
-        #[inline(always)]
-        fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
-            for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
-                let mut a = [0u8; $w];
-                a.copy_from_slice(ch);
-                *d = std::mem::MaybeUninit::new($conv(a));
-            }
-        }
-        if bytes.len() >= WIDE_FROM {
-            wide!(
-                fn read_wide(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
-                    read(dst, bytes)
+        wide!(from WIDE_FROM, bytes.len();
+            fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
+                for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
+                    let mut a = [0u8; $w];
+                    a.copy_from_slice(ch);
+                    *d = std::mem::MaybeUninit::new($conv(a));
                 }
-            )
-        } else {
-            read(dst, bytes)
-        }
+            }
+        );
         // SAFETY: `read` wrote the first `n` elements: `bytes` is `n * $w` bytes long, so
         // `chunks_exact($w)` gives `n` chunks for the `n` slots of `dst`.
         unsafe { v.set_len(n) };
@@ -174,24 +166,16 @@ macro_rules! bulk_write {
         let n = v.len() * $w;
         out.reserve(n);
         let spare = &mut out.spare_capacity_mut()[..n];
-        #[inline(always)]
-        fn write(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
-            for (dst, x) in spare.chunks_exact_mut($w).zip(v.iter()) {
-                let b = $conv(*x);
-                for k in 0..$w {
-                    dst[k] = std::mem::MaybeUninit::new(b[k]);
+        wide!(from WIDE_FROM, n;
+            fn write(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
+                for (dst, x) in spare.chunks_exact_mut($w).zip(v.iter()) {
+                    let b = $conv(*x);
+                    for k in 0..$w {
+                        dst[k] = std::mem::MaybeUninit::new(b[k]);
+                    }
                 }
             }
-        }
-        if n >= WIDE_FROM {
-            wide!(
-                fn write_wide(spare: &mut [std::mem::MaybeUninit<u8>], v: &[$t]) {
-                    write(spare, v)
-                }
-            )
-        } else {
-            write(spare, v)
-        }
+        );
         let len = out.len();
         // SAFETY: the loop wrote all `n` bytes after `len`, which `reserve` made room for:
         // `chunks_exact_mut($w)` over `n = v.len() * $w` bytes zipped with `v` covers them all.

@@ -16,18 +16,11 @@ use std::borrow::Cow;
 /// instead of SSE2's 16), which halves the time of files made of long strings.
 #[inline]
 pub fn is_ascii(bytes: &[u8]) -> bool {
-    #[inline(always)]
-    fn or_all(bytes: &[u8]) -> u8 {
-        bytes.iter().fold(0u8, |a, &b| a | b)
-    }
-    if bytes.len() >= 256 {
-        return wide!(
-            fn or_all_wide(bytes: &[u8]) -> u8 {
-                or_all(bytes)
-            }
-        ) < 0x80;
-    }
-    or_all(bytes) < 0x80
+    wide!(from 256, bytes.len();
+        fn or_all(bytes: &[u8]) -> u8 {
+            bytes.iter().fold(0u8, |a, &b| a | b)
+        }
+    ) < 0x80
 }
 
 /// Whether `d[start..start + len]` is ASCII (`start + len <= d.len()`). Strings up to 64 bytes

@@ -434,12 +434,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             std::borrow::Cow::Borrowed(s) => {
                 let start = self.c.pos - s.len();
                 debug_assert_eq!(s.as_ptr(), self.c.data[start..].as_ptr());
-                self.c.data.get(start..start + INLINE)
+                self.c.data[start..].first_chunk::<INLINE>()
             }
             std::borrow::Cow::Owned(_) => None,
         };
         Ok(match window {
-            Some(w) => NbtString::inline_from_window(w.try_into().expect("INLINE bytes"), b.len()),
+            Some(w) => NbtString::inline_from_window(*w, b.len()),
             None => NbtString::from_mutf8(b),
         })
     }

@@ -26,11 +26,12 @@ thread_local! {
     pub(crate) static BASELINE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// `wide!(fn name(arg: Type, ...) -> Ret { body })` defines the loop as an inline function,
-/// builds it a second time with AVX2 enabled, and calls the build [`has_avx2`] allows with the
-/// variables of the same names.
+/// `wide!(from MIN, LEN; fn name(arg: Type, ...) -> Ret { body })` defines the loop as an
+/// inline function, builds it a second time with AVX2 enabled, and calls it with the variables
+/// of the same names: the AVX2 build when `LEN >= MIN` and [`has_avx2`] allows it, the inline
+/// one otherwise (for short inputs the call costs more than the wider vectors give).
 macro_rules! wide {
-    (fn $f:ident($($a:ident: $t:ty),*) $(-> $r:ty)? $body:block) => {{
+    (from $min:expr, $len:expr; fn $f:ident($($a:ident: $t:ty),*) $(-> $r:ty)? $body:block) => {{
         #[inline(always)]
         fn $f($($a: $t),*) $(-> $r)? $body
         #[cfg(target_arch = "x86_64")]
@@ -39,7 +40,7 @@ macro_rules! wide {
             fn avx2($($a: $t),*) $(-> $r)? {
                 $f($($a),*)
             }
-            if $crate::nbt::wide::has_avx2() {
+            if $len >= $min && $crate::nbt::wide::has_avx2() {
                 // SAFETY: the CPU has AVX2, which is all `avx2` requires of it.
                 unsafe { avx2($($a),*) }
             } else {
@@ -48,6 +49,7 @@ macro_rules! wide {
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
+            let _ = ($len, $min);
             $f($($a),*)
         }
     }};
