@@ -21,6 +21,7 @@
 #[macro_use]
 mod wide;
 
+mod block;
 pub mod borrow;
 pub mod compress;
 pub mod dump;

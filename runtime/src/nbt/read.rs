@@ -6,6 +6,7 @@
 //! input says: 100 000 nested lists fail at level 513 with a few hundred stack frames in use.
 //! Every declared length is checked against the bytes that remain before anything is allocated.
 
+use super::block::{Blocks, MAX_POOLED};
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
@@ -170,13 +171,17 @@ pub(crate) fn read_root_at(c: &mut Cur, opts: ReadOptions) -> Result<Nbt> {
 }
 
 /// The memory a tree may take while it is read, estimated from above as the reader builds it
-/// (see `Reader::charge` for the estimate); going over is [`NbtErrorKind::MemoryLimit`].
-#[derive(Clone, Copy, Debug)]
+/// (see `Reader::charge` for the estimate); going over is [`NbtErrorKind::MemoryLimit`]. The
+/// roots of one read share it, and the blocks their compounds' entries go to.
+#[derive(Debug)]
 pub(crate) struct TreeBudget {
     /// Bytes the estimate may reach.
     pub limit: usize,
     /// Bytes estimated so far (what was built before a failure included).
     pub used: usize,
+    /// Where compounds' entries go when they are complete ([`super::block`]); a compound
+    /// longer than a block's largest room gets a `Vec` of its own.
+    pub blocks: Blocks,
 }
 
 impl TreeBudget {
@@ -185,6 +190,7 @@ impl TreeBudget {
         TreeBudget {
             limit: opts.max_memory,
             used: 0,
+            blocks: Blocks::new(),
         }
     }
 }
@@ -203,9 +209,11 @@ pub(crate) fn read_root_limited(
     }
 }
 
-/// Estimated bytes of one compound entry: the entry in its compound's exactly sized vector.
-/// The reader's scratch vector, where a compound's entries gather first, is charged when it
-/// grows (its whole new capacity, so a reallocation's old and new buffers are both covered).
+/// Bytes of one compound entry. The blocks that compounds' entries go to are charged whole when
+/// they are opened (room for a power of two of entries, at most twice what they end up
+/// holding); a compound too long for a block is charged its exactly sized vector. The reader's
+/// scratch vector, where a compound's entries gather first, is charged when it grows (its whole
+/// new capacity, so a reallocation's old and new buffers are both covered).
 const ENTRY: usize = std::mem::size_of::<(NbtString, Tag)>();
 
 /// Estimated bytes of the elements of a list of `ty`: three times the elements' size, because
@@ -317,9 +325,10 @@ struct Reader<'c, 'a, F> {
     /// [`ReadOptions::check_strings`].
     check: bool,
     /// Entries of the compounds being read, innermost last: each compound collects here and
-    /// then moves its entries into one exactly sized allocation (`split_off`, one copy of the
-    /// bytes). The first entry is a placeholder that is never taken, so that no compound
-    /// starts at 0, where `split_off` would hand over the whole buffer instead.
+    /// then moves its entries into a block ([`super::block`]; one copy of the bytes), or, if it
+    /// is too long for one, into an exactly sized vector (`split_off`). The first entry is a
+    /// placeholder that is never taken, so that no compound starts at 0, where `split_off` would
+    /// hand over the whole buffer instead.
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
@@ -543,7 +552,19 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 Err(Fail) => return Err(self.at_key(name.as_mutf8())),
             }
         }
-        self.charge((self.scratch.len() - start) * ENTRY)?;
+        let len = self.scratch.len() - start;
+        if len == 0 {
+            return Ok(Compound::new());
+        }
+        if len <= MAX_POOLED {
+            let rest = self.c.remaining();
+            if let Some(bytes) = self.budget.blocks.new_block_bytes(len, rest) {
+                self.charge(bytes)?;
+            }
+            let p = self.budget.blocks.store(&mut self.scratch, start, rest);
+            return Ok(Compound::pooled(p));
+        }
+        self.charge(len * ENTRY)?;
         Ok(Compound::from_entries(self.scratch.split_off(start)))
     }
 

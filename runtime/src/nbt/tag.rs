@@ -8,6 +8,7 @@
 //! Equality ([`PartialEq`]) is structural and compares floats by bits, so `NaN == NaN` here when
 //! the bits match and `0.0 != -0.0`: it answers "would these write the same bytes".
 
+use super::block::Pooled;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -543,18 +544,29 @@ impl List {
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///
+/// A compound the reader builds does not have an allocation of its own: its entries are a range
+/// of a block shared with the other compounds of the same read (blocks hold 32 entries, then
+/// twice as many each, up to 2048: a parse makes a few allocations for all its compounds, not
+/// one each, and a thread keeps up to 4 MiB of freed blocks for its next read). It is read and
+/// changed in place there ([`get_mut`], [`insert`] of an existing key); the first edit that
+/// changes its length ([`insert`] of a new key, [`remove`], [`entries_mut`], [`into_entries`])
+/// moves its entries into a vector of its own, once. A compound taken out of its tree stays
+/// valid on its own, and keeps its block's memory until it is dropped or its length changes;
+/// [`clone`](Clone::clone) makes a copy that owns its entries.
+///
 /// [`get`]: Compound::get
 /// [`get_mut`]: Compound::get_mut
 /// [`insert`]: Compound::insert
 /// [`remove`]: Compound::remove
 /// [`entries_mut`]: Compound::entries_mut
+/// [`into_entries`]: Compound::into_entries
 #[derive(Clone, Default)]
 pub struct Compound {
     repr: Entries,
 }
 
 /// One entry of a compound.
-type Entry = (NbtString, Tag);
+pub(crate) type Entry = (NbtString, Tag);
 
 /// The number of entries at which a compound indexes its keys on its first edit by key.
 const INDEX_FROM: usize = 32;
@@ -564,6 +576,9 @@ const INDEX_FROM: usize = 32;
 enum Entries {
     Plain(Vec<Entry>),
     Indexed(Box<Indexed>),
+    /// A range of a block the reader filled ([`super::block`]); made `Plain` by the first
+    /// edit that changes the length.
+    Pooled(Pooled),
 }
 
 /// Entries with the position of each key's last entry.
@@ -601,24 +616,39 @@ impl Entries {
         match self {
             Entries::Plain(v) => v,
             Entries::Indexed(x) => &x.entries,
+            Entries::Pooled(p) => p.as_slice(),
         }
     }
 
     /// The entries as a plain `Vec`, dropping the index.
     fn plain(&mut self) -> &mut Vec<Entry> {
-        if let Entries::Indexed(x) = self {
-            let entries = std::mem::take(&mut x.entries);
-            *self = Entries::Plain(entries);
+        match self {
+            Entries::Plain(_) => {}
+            Entries::Indexed(x) => {
+                let entries = std::mem::take(&mut x.entries);
+                *self = Entries::Plain(entries);
+            }
+            Entries::Pooled(_) => {
+                if let Entries::Pooled(p) = std::mem::take(self) {
+                    *self = Entries::Plain(p.into_vec());
+                }
+            }
         }
         match self {
             Entries::Plain(v) => v,
-            Entries::Indexed(_) => unreachable!("made plain above"),
+            Entries::Indexed(_) | Entries::Pooled(_) => unreachable!("made plain above"),
         }
     }
 
     /// The position of the last entry of `key`, indexing the keys first if the compound is
     /// large enough.
     fn find_mut(&mut self, key: &NbtString) -> Option<usize> {
+        if let Entries::Pooled(p) = self {
+            if p.as_slice().len() < INDEX_FROM {
+                return p.as_slice().iter().rposition(|(n, _)| n == key);
+            }
+            self.plain();
+        }
         match self {
             Entries::Plain(v) if v.len() < INDEX_FROM => v.iter().rposition(|(n, _)| n == key),
             Entries::Plain(v) => {
@@ -628,6 +658,7 @@ impl Entries {
                 at
             }
             Entries::Indexed(x) => x.index.get(key).copied(),
+            Entries::Pooled(_) => unreachable!("made plain above"),
         }
     }
 
@@ -636,12 +667,14 @@ impl Entries {
         match self {
             Entries::Plain(v) => v,
             Entries::Indexed(x) => &mut x.entries,
+            Entries::Pooled(p) => p.as_mut_slice(),
         }
     }
 
     fn push(&mut self, key: NbtString, value: Tag) {
         match self {
             Entries::Plain(v) => v.push((key, value)),
+            Entries::Pooled(_) => self.plain().push((key, value)),
             Entries::Indexed(x) => {
                 x.index.insert(key.clone(), x.entries.len());
                 x.entries.push((key, value));
@@ -674,6 +707,14 @@ impl Compound {
     /// An empty compound with room for `n` entries.
     pub fn with_capacity(n: usize) -> Compound {
         Compound::from_entries(Vec::with_capacity(n))
+    }
+
+    /// A compound of the reader's, whose entries are a range of one of its blocks.
+    #[inline(always)]
+    pub(crate) fn pooled(p: Pooled) -> Compound {
+        Compound {
+            repr: Entries::Pooled(p),
+        }
     }
 
     /// Wraps entries as they are (order and duplicates kept).
@@ -716,6 +757,12 @@ impl Compound {
         match &self.repr {
             Entries::Plain(v) => v.iter().rev().find(|(n, _)| *n == k).map(|(_, t)| t),
             Entries::Indexed(x) => x.index.get(&k).map(|&i| &x.entries[i].1),
+            Entries::Pooled(p) => p
+                .as_slice()
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == k)
+                .map(|(_, t)| t),
         }
     }
 

@@ -10,6 +10,7 @@ mod support;
 #[path = "../support/world.rs"]
 mod world_support;
 
+mod blocks;
 mod edit;
 mod hostile;
 mod limits;
