@@ -43,6 +43,10 @@ const FIRST: usize = 32;
 const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as usize + 1;
 /// The bytes of freed blocks a thread keeps for its next read.
 pub(crate) const SPARE_MAX: usize = 4 << 20;
+/// The compounds of a read that get vectors of their own before the rest go to blocks: a
+/// block's fixed costs (taking it, counting its ranges atomically as they drop) are more than a
+/// few small allocations.
+const UNPOOLED: u8 = 8;
 /// The fewest bytes an entry takes on the wire in any edition: type id, name length, and a
 /// payload of one byte (a `TAG_Byte`, an empty compound's end).
 const MIN_ENTRY: usize = 3;
@@ -225,6 +229,8 @@ pub(crate) struct Blocks {
     used: usize,
     /// Room of `cur`.
     cap: usize,
+    /// Compounds still to be given vectors of their own before blocks are used.
+    unpooled: u8,
 }
 
 impl Blocks {
@@ -233,7 +239,20 @@ impl Blocks {
             cur: None,
             used: 0,
             cap: 0,
+            unpooled: UNPOOLED,
         }
+    }
+
+    /// Whether a compound of `len` entries goes to a block: not the first [`UNPOOLED`] of a read
+    /// (a document of a few compounds is read faster without a block), nor one longer than
+    /// [`MAX_POOLED`].
+    #[inline(always)]
+    pub(crate) fn takes(&mut self, len: usize) -> bool {
+        if self.unpooled > 0 {
+            self.unpooled -= 1;
+            return false;
+        }
+        len <= MAX_POOLED
     }
 
     /// The bytes a new block would take if `len` entries were stored now (`None` when they

@@ -6,7 +6,7 @@
 //! input says: 100 000 nested lists fail at level 513 with a few hundred stack frames in use.
 //! Every declared length is checked against the bytes that remain before anything is allocated.
 
-use super::block::{Blocks, MAX_POOLED};
+use super::block::Blocks;
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
 use super::mutf8;
@@ -556,7 +556,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         if len == 0 {
             return Ok(Compound::new());
         }
-        if len <= MAX_POOLED {
+        if self.budget.blocks.takes(len) {
             let rest = self.c.remaining();
             if let Some(bytes) = self.budget.blocks.new_block_bytes(len, rest) {
                 self.charge(bytes)?;
