@@ -51,7 +51,7 @@ pub struct ScanOptions {
     /// the call is made inside another pool's `install`), another number on a pool of its own
     /// of that many threads, started and stopped by the call. A program that scans more than
     /// once keeps its pool: starting and stopping two threads, with their allocator arenas,
-    /// adds up to 5 ms to a 768-chunk scan of 25–26 ms (docs/nbt-bench.md).
+    /// adds a few milliseconds to a 768-chunk scan of 23–25 ms (docs/nbt-bench.md).
     pub threads: usize,
 }
 
