@@ -336,6 +336,9 @@ pub fn check_nbt(data: &[u8]) {
         .lenient_utf8(flags & 8 != 0);
     let owned = decode(bytes, opts);
     let borrowed = BorrowedNbt::decode(bytes, opts);
+    if let Ok((t, _)) = decode(bytes, opts) {
+        check_nbt_edits(t);
+    }
     match (&owned, &borrowed) {
         (Ok((t, used)), Ok(b)) => {
             assert_eq!(*used, b.consumed(), "readers consumed different lengths");
@@ -432,6 +435,59 @@ pub fn check_nbt(data: &[u8]) {
             lazy.as_ref().err()
         ),
     }
+}
+
+/// The same edits on a tree as the reader built it (compounds' entries in shared blocks, changed
+/// in place, moved out on growth, taken out of the tree and dropped after it) and on a clone of
+/// it (every compound with a vector of its own) give equal trees.
+fn check_nbt_edits(read: def_runtime::nbt::Nbt) {
+    use def_runtime::nbt::{List, Tag};
+    fn edit(t: &mut Tag, depth: usize, taken: &mut Vec<Tag>) {
+        if depth > 6 {
+            return;
+        }
+        match t {
+            Tag::Compound(c) => {
+                let keys: Vec<String> = c
+                    .iter()
+                    .filter_map(|(k, _)| k.as_str().map(str::to_owned))
+                    .take(4)
+                    .collect();
+                for k in &keys {
+                    if let Some(v) = c.get_mut(k) {
+                        edit(v, depth + 1, taken);
+                    }
+                }
+                if let Some(k) = keys.first()
+                    && let Some(v) = c.remove(k)
+                {
+                    taken.push(v);
+                }
+                c.insert("fuzz", depth as i32);
+            }
+            Tag::List(List::Compound(v)) => {
+                if let Some(last) = v.pop() {
+                    taken.push(Tag::Compound(last));
+                }
+                for c in v.iter_mut().take(4) {
+                    let mut t = Tag::Compound(std::mem::take(c));
+                    edit(&mut t, depth + 1, taken);
+                    if let Tag::Compound(e) = t {
+                        *c = e;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut b = read.clone();
+    let mut a = read;
+    let (mut taken_a, mut taken_b) = (Vec::new(), Vec::new());
+    edit(&mut a.tag, 0, &mut taken_a);
+    edit(&mut b.tag, 0, &mut taken_b);
+    assert_eq!(a, b, "the same edits on a read tree and its clone differ");
+    drop(a);
+    assert_eq!(taken_a, taken_b, "what the edits took out differs");
 }
 
 /// A region with external chunks (flags bit 7): `[u16 BE n][n bytes: every c.X.Z.mcc][region]`,
