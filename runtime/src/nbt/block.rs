@@ -8,7 +8,7 @@
 //! Each range is owned by exactly one compound, which reads and changes its entries in place.
 //! A block counts the ranges still alive in it and is freed with the last one, so a compound
 //! taken out of its tree stays valid on its own (and keeps its block's memory until it is
-//! dropped, cloned or grown). An edit that changes a compound's length moves the range's
+//! dropped or grown). An edit that changes a compound's length moves the range's
 //! entries into a `Vec` of its own first ([`Pooled::into_vec`]).
 //!
 //! A freed block goes back to its thread's spare blocks (up to [`SPARE_MAX`] bytes a thread)
@@ -42,7 +42,7 @@ const FIRST: usize = 32;
 /// The number of block sizes.
 const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as usize + 1;
 /// The bytes of freed blocks a thread keeps for its next read.
-pub(crate) const SPARE_MAX: usize = 4 << 20;
+const SPARE_MAX: usize = 4 << 20;
 /// The compounds of a read that get vectors of their own before the rest go to blocks: a
 /// block's fixed costs (taking it, counting its ranges atomically as they drop) are more than a
 /// few small allocations.
@@ -50,8 +50,9 @@ const UNPOOLED: u8 = 8;
 /// The fewest bytes an entry takes on the wire in any edition: type id, name length, and a
 /// payload of one byte (a `TAG_Byte`, an empty compound's end).
 const MIN_ENTRY: usize = 3;
-/// The largest block's room (about 3.5 MiB); a longer compound gets a `Vec` of its own.
-pub(crate) const MAX_POOLED: usize = 1 << 11;
+/// The largest block's room (112 KiB of entries, under the size from which glibc maps an
+/// allocation of its own); a longer compound gets a `Vec` of its own.
+const MAX_POOLED: usize = 1 << 11;
 
 fn layout(cap: usize) -> Layout {
     // `cap <= MAX_POOLED`, so the size cannot overflow.
