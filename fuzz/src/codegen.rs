@@ -44,10 +44,10 @@ fn name(inp: &mut Input, pieces: &[&str]) -> String {
 /// One `.def` text.
 fn def_text(inp: &mut Input) -> String {
     let mut s = String::new();
-    if inp.byte() % 4 == 0 {
+    if inp.byte().is_multiple_of(4) {
         s.push('\u{feff}');
     }
-    if inp.byte() % 3 == 0 {
+    if inp.byte().is_multiple_of(3) {
         s.push_str("# majorPatchVersion >= 1\n");
     }
     let lines = inp.byte() % 12;
@@ -55,7 +55,7 @@ fn def_text(inp: &mut Input) -> String {
     for _ in 0..lines {
         // At most one level deeper than the line above allows; now and then one more (refused).
         let mut d = inp.byte() as usize % (depth + 1);
-        if inp.byte() % 16 == 0 {
+        if inp.byte().is_multiple_of(16) {
             d += 1;
         }
         let ty = inp.pick(TYPES);
@@ -68,7 +68,7 @@ fn def_text(inp: &mut Input) -> String {
         } else {
             d
         };
-        if inp.byte() % 3 == 0 {
+        if inp.byte().is_multiple_of(3) {
             s.push_str(" # ");
             for _ in 0..1 + inp.byte() % 4 {
                 s.push_str(inp.pick(COMMENT_PIECES));
@@ -76,7 +76,7 @@ fn def_text(inp: &mut Input) -> String {
         }
         s.push_str(match inp.byte() % 8 {
             0 => "\r\n",
-            1 if inp.byte() % 4 == 0 => "\r",
+            1 if inp.byte().is_multiple_of(4) => "\r",
             _ => "\n",
         });
     }
@@ -104,11 +104,11 @@ fn structured(inp: &mut Input) -> Case {
         messages.push(m);
     }
     let mut map = String::new();
-    if inp.byte() % 5 == 0 {
+    if inp.byte().is_multiple_of(5) {
         map.push('\u{feff}');
     }
     for m in &messages {
-        if inp.byte() % 5 != 0 {
+        if !inp.byte().is_multiple_of(5) {
             map.push_str(&format!("{m} = {}\n", inp.byte() % 8));
         }
     }
@@ -119,7 +119,7 @@ fn structured(inp: &mut Input) -> Case {
             inp.byte() % 8
         ));
     }
-    let deprecated = (inp.byte() % 4 == 0).then(|| {
+    let deprecated = inp.byte().is_multiple_of(4).then(|| {
         let m = messages.first().cloned().unwrap_or_default();
         format!(
             "{{\"{m}\": {{\"1\": {{\"max\": {}, \"readable\": true}}}}}}",

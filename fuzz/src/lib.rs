@@ -6,8 +6,8 @@
 use std::fmt::Debug;
 use std::sync::OnceLock;
 
-use def_runtime::tera::dynamic::{Definition, Missing};
 use def_runtime::tera::EncodeErrorKind;
+use def_runtime::tera::dynamic::{Definition, Missing};
 use def_runtime::{Options, Packet};
 use serde_json::Value;
 
@@ -400,7 +400,7 @@ pub fn check_nbt(data: &[u8]) {
     // The owned reader with Java strings unchecked agrees with the lazy zero-copy one (same
     // contract) and writes back what it read; Bedrock strings are checked either way, so there
     // it is the strict owned reader.
-    let unchecked = decode(bytes, opts.clone().check_strings(false));
+    let unchecked = decode(bytes, opts.check_strings(false));
     if edition != Edition::Java {
         assert_eq!(
             unchecked.as_ref().ok(),
@@ -578,7 +578,9 @@ pub fn check_nbt_file(data: &[u8]) {
     let Ok(f) = NbtFile::decode(bytes, o) else {
         return;
     };
-    let plain = f.encode_uncompressed().expect("read file writes uncompressed");
+    let plain = f
+        .encode_uncompressed()
+        .expect("read file writes uncompressed");
     let stored = f.encode().expect("read file writes");
     let back = NbtFile::decode(&stored, o).expect("written file reads");
     assert_eq!(
