@@ -14,7 +14,13 @@
 //! A freed block goes back to its thread's spare blocks (up to [`SPARE_MAX`] bytes a thread)
 //! for the next read, instead of to the allocator: freed whole, blocks of a large document
 //! would make the allocator give its memory back to the system and fault it in again on the
-//! next read, which costs more than the allocations saved.
+//! next read, which costs more than the allocations saved. The spare blocks go to the thread
+//! that drops a block's last compound, and are freed when that thread exits: a thread that
+//! only drops trees others read keeps up to [`SPARE_MAX`] that it does not use.
+//!
+//! While a reader fills a block it raises the block's count without an atomic operation:
+//! nothing of the block can have reached another thread before the read returns, because a
+//! read's blocks live in its `TreeBudget`, which never outlives the call that makes it.
 
 use super::tag::Entry;
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
@@ -22,8 +28,9 @@ use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering, fence};
 
-/// The start of a block; its entries follow at [`OFFSET`].
-#[repr(C)]
+/// The start of a block; its entries follow at [`OFFSET`]. Aligned as strictly as any entry
+/// (8 bytes, also where `usize` is 4).
+#[repr(C, align(8))]
 struct Header {
     /// Ranges alive in the block, plus one while the reader still fills it.
     refs: AtomicUsize,
@@ -35,6 +42,11 @@ struct Header {
 const OFFSET: usize = std::mem::size_of::<Header>();
 const _: () = assert!(std::mem::align_of::<Entry>() <= std::mem::align_of::<Header>());
 const _: () = assert!(OFFSET.is_multiple_of(std::mem::align_of::<Entry>()));
+// `Pooled` is `Send` and `Sync` because the entries it owns are.
+const _: fn() = || {
+    fn is<T: Send + Sync>() {}
+    is::<Entry>();
+};
 
 /// The first block's room, in entries. Every block's room is a power of two from `FIRST` to
 /// [`MAX_POOLED`].
@@ -249,11 +261,14 @@ impl Blocks {
     /// [`MAX_POOLED`].
     #[inline(always)]
     pub(crate) fn takes(&mut self, len: usize) -> bool {
+        if len > MAX_POOLED {
+            return false;
+        }
         if self.unpooled > 0 {
             self.unpooled -= 1;
             return false;
         }
-        len <= MAX_POOLED
+        true
     }
 
     /// The bytes a new block would take if `len` entries were stored now (`None` when they

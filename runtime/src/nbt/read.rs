@@ -172,7 +172,9 @@ pub(crate) fn read_root_at(c: &mut Cur, opts: ReadOptions) -> Result<Nbt> {
 
 /// The memory a tree may take while it is read, estimated from above as the reader builds it
 /// (see `Reader::charge` for the estimate); going over is [`NbtErrorKind::MemoryLimit`]. The
-/// roots of one read share it, and the blocks their compounds' entries go to.
+/// roots of one read share it, and the blocks their compounds' entries go to. It lives only
+/// within the call that makes it: the blocks count their ranges without atomics while they
+/// are filled, which is sound only while nothing read can have reached another thread.
 #[derive(Debug)]
 pub(crate) struct TreeBudget {
     /// Bytes the estimate may reach.
@@ -210,8 +212,9 @@ pub(crate) fn read_root_limited(
 }
 
 /// Bytes of one compound entry. The blocks that compounds' entries go to are charged whole when
-/// they are opened (room for a power of two of entries, at most twice what they end up
-/// holding); a compound too long for a block is charged its exactly sized vector. The reader's
+/// they are opened (room for a power of two of entries, so more than they hold where a read
+/// ends or a compound did not fit the room left); a compound too long for a block, or among
+/// the first few of a read, is charged its exactly sized vector. The reader's
 /// scratch vector, where a compound's entries gather first, is charged when it grows (its whole
 /// new capacity, so a reallocation's old and new buffers are both covered).
 const ENTRY: usize = std::mem::size_of::<(NbtString, Tag)>();

@@ -544,13 +544,15 @@ impl List {
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///
-/// A compound the reader builds does not have an allocation of its own: its entries are a range
-/// of a block shared with the other compounds of the same read (blocks hold 32 entries, then
-/// twice as many each, up to 2048: a parse makes a few allocations for all its compounds, not
-/// one each, and a thread keeps up to 4 MiB of freed blocks for its next read). It is read and
-/// changed in place there ([`get_mut`], [`insert`] of an existing key); the first edit that
-/// changes its length ([`insert`] of a new key, [`remove`], [`entries_mut`], [`into_entries`])
-/// moves its entries into a vector of its own, once. A compound taken out of its tree stays
+/// A compound the reader builds (but the first 8 of a read, and any over 2048 entries) does not
+/// have an allocation of its own: its entries are a range of a block shared with the other
+/// compounds of the same read (blocks hold 32 entries, then about twice as many each, up to
+/// 2048: a parse makes a few allocations for all its compounds, not one each, and a thread
+/// keeps up to 4 MiB of freed blocks for its next read). It is read and changed in place there
+/// ([`get_mut`], [`insert`] of an existing key, below 32 entries); the first edit that changes
+/// its length ([`insert`] of a new key, [`remove`], [`entries_mut`], [`into_entries`]), or the
+/// first edit by key of a compound of 32 entries or more (which builds its index), moves its
+/// entries into a vector of its own, once. A compound taken out of its tree stays
 /// valid on its own, and keeps its block's memory until it is dropped or its length changes;
 /// [`clone`](Clone::clone) makes a copy that owns its entries.
 ///
