@@ -645,23 +645,17 @@ impl Entries {
     /// The position of the last entry of `key`, indexing the keys first if the compound is
     /// large enough.
     fn find_mut(&mut self, key: &NbtString) -> Option<usize> {
-        if let Entries::Pooled(p) = self {
-            if p.as_slice().len() < INDEX_FROM {
-                return p.as_slice().iter().rposition(|(n, _)| n == key);
-            }
-            self.plain();
+        if let Entries::Indexed(x) = self {
+            return x.index.get(key).copied();
         }
-        match self {
-            Entries::Plain(v) if v.len() < INDEX_FROM => v.iter().rposition(|(n, _)| n == key),
-            Entries::Plain(v) => {
-                let x = Indexed::new(std::mem::take(v));
-                let at = x.index.get(key).copied();
-                *self = Entries::Indexed(x);
-                at
-            }
-            Entries::Indexed(x) => x.index.get(key).copied(),
-            Entries::Pooled(_) => unreachable!("made plain above"),
+        let entries = self.as_slice();
+        if entries.len() < INDEX_FROM {
+            return entries.iter().rposition(|(n, _)| n == key);
         }
+        let x = Indexed::new(std::mem::take(self.plain()));
+        let at = x.index.get(key).copied();
+        *self = Entries::Indexed(x);
+        at
     }
 
     /// The entries, mutable in place (the index stays: keys are not changed through this).
@@ -757,9 +751,8 @@ impl Compound {
     pub fn get(&self, key: &str) -> Option<&Tag> {
         let k = NbtString::from(key);
         match &self.repr {
-            Entries::Plain(v) => v.iter().rev().find(|(n, _)| *n == k).map(|(_, t)| t),
             Entries::Indexed(x) => x.index.get(&k).map(|&i| &x.entries[i].1),
-            Entries::Pooled(p) => p
+            e => e
                 .as_slice()
                 .iter()
                 .rev()
