@@ -477,6 +477,32 @@ fn check_nbt_edits(read: def_runtime::nbt::Nbt) {
                     }
                 }
             }
+            // Vectors of numbers, in a block or not: popped in place, changed in place,
+            // grown (which moves them out of a block), and taken out whole (kept past the
+            // tree's drop).
+            Tag::List(List::Int(v)) | Tag::IntArray(v) => {
+                if let Some(x) = v.pop() {
+                    taken.push(Tag::Int(x));
+                }
+                if let Some(x) = v.first_mut() {
+                    *x = x.wrapping_add(1);
+                }
+                if depth % 2 == 0 {
+                    v.push(depth as i32);
+                }
+                taken.push(Tag::IntArray(std::mem::take(v)));
+            }
+            Tag::List(List::Double(v)) => {
+                v.reverse();
+                v.as_mut_vec().truncate(1);
+            }
+            Tag::LongArray(v) => {
+                v.extend([1i64, 2]);
+                taken.push(Tag::LongArray(v.clone()));
+            }
+            Tag::List(List::Byte(v)) | Tag::ByteArray(v) => {
+                taken.push(Tag::ByteArray(std::mem::take(v)));
+            }
             _ => {}
         }
     }

@@ -1,21 +1,22 @@
-//! Blocks of compound entries shared by the compounds one read builds.
+//! Blocks of memory shared by the compounds, lists and arrays one read builds.
 //!
-//! The reader does not give every compound an allocation of its own: it moves each compound's
-//! entries into the current block, a buffer of entries that grows by doubling from block to
-//! block, and the compound keeps a [`Pooled`] range of it. A document of thousands of compounds
-//! takes a dozen blocks instead of thousands of allocations (and as many frees when it drops).
+//! The reader does not give every container an allocation of its own: it moves each compound's
+//! entries, and writes each list or array of numbers, into the current block, a buffer that
+//! grows by doubling from block to block, and the container keeps a [`Pooled`] range of it. A
+//! document of thousands of compounds and lists takes a dozen blocks instead of thousands of
+//! allocations (and as many frees when it drops).
 //!
-//! Each range is owned by exactly one compound, which reads and changes its entries in place.
-//! A block counts the ranges still alive in it and is freed with the last one, so a compound
-//! taken out of its tree stays valid on its own (and keeps its block's memory until it is
-//! dropped or grown). An edit that changes a compound's length moves the range's
-//! entries into a `Vec` of its own first ([`Pooled::into_vec`]).
+//! Each range is owned by exactly one container, which reads and changes its elements in place.
+//! A block counts the ranges still alive in it and is freed with the last one, so a compound or
+//! list taken out of its tree stays valid on its own (and keeps its block's memory until it is
+//! dropped or grown). An edit that changes a container's length moves the range's elements into
+//! a `Vec` of their own first ([`Pooled::into_vec`]).
 //!
 //! A freed block goes back to its thread's spare blocks (up to [`SPARE_MAX`] bytes a thread)
 //! for the next read, instead of to the allocator: freed whole, blocks of a large document
 //! would make the allocator give its memory back to the system and fault it in again on the
 //! next read, which costs more than the allocations saved. The spare blocks go to the thread
-//! that drops a block's last compound, and are freed when that thread exits: a thread that
+//! that drops a block's last range, and are freed when that thread exits: a thread that
 //! only drops trees others read keeps up to [`SPARE_MAX`] that it does not use.
 //!
 //! While a reader fills a block it raises the block's count without an atomic operation:
@@ -25,61 +26,77 @@
 use super::tag::Entry;
 use std::alloc::{Layout, alloc, dealloc, handle_alloc_error};
 use std::cell::Cell;
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering, fence};
 
-/// The start of a block; its entries follow at [`OFFSET`]. Aligned as strictly as any entry
-/// (8 bytes, also where `usize` is 4).
+/// The start of a block; its ranges follow at [`OFFSET`]. Aligned as strictly as any element a
+/// range holds (8 bytes, also where `usize` is 4).
 #[repr(C, align(8))]
 struct Header {
     /// Ranges alive in the block, plus one while the reader still fills it.
     refs: AtomicUsize,
-    /// Entries the block has room for (its allocation's size).
+    /// Bytes the block has room for after its header (its allocation's size).
     cap: usize,
 }
 
-/// Where the entries start in a block.
+/// Where the ranges start in a block.
 const OFFSET: usize = std::mem::size_of::<Header>();
-const _: () = assert!(std::mem::align_of::<Entry>() <= std::mem::align_of::<Header>());
-const _: () = assert!(OFFSET.is_multiple_of(std::mem::align_of::<Entry>()));
-// `Pooled` is `Send` and `Sync` because the entries it owns are.
+/// Every range starts at a multiple of this from [`OFFSET`], the strictest alignment of what
+/// ranges hold (compound entries, numbers).
+const ALIGN: usize = std::mem::align_of::<Header>();
+const _: () = assert!(std::mem::align_of::<Entry>() <= ALIGN);
+const _: () = assert!(OFFSET.is_multiple_of(ALIGN));
+// A `Pooled<Entry>` is `Send` and `Sync` because the entries it owns are.
 const _: fn() = || {
     fn is<T: Send + Sync>() {}
     is::<Entry>();
 };
 
-/// The first block's room, in entries. Every block's room is a power of two from `FIRST` to
+/// The first block's room, in bytes. Every block's room is a power of two from `FIRST` to
 /// [`MAX_POOLED`].
-const FIRST: usize = 32;
+const FIRST: usize = 2 << 10;
 /// The number of block sizes.
 const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as usize + 1;
 /// The bytes of freed blocks a thread keeps for its next read.
-const SPARE_MAX: usize = 4 << 20;
-/// The compounds of a read that get vectors of their own before the rest go to blocks: a
+const SPARE_MAX: usize = 16 << 20;
+/// The containers of a read that get vectors of their own before the rest go to blocks: a
 /// block's fixed costs (taking it, counting its ranges atomically as they drop) are more than a
 /// few small allocations.
 const UNPOOLED: u8 = 8;
-/// The fewest bytes an entry takes on the wire in any edition: type id, name length, and a
-/// payload of one byte (a `TAG_Byte`, an empty compound's end).
-const MIN_ENTRY: usize = 3;
-/// The largest block's room (112 KiB of entries, under the size from which glibc maps an
-/// allocation of its own); a longer compound gets a `Vec` of its own.
-const MAX_POOLED: usize = 1 << 11;
+/// The most bytes of a block one byte of input can fill: a compound entry (56 bytes) takes at
+/// least 3 bytes on the wire (type id, name length, a one-byte payload); a list or array of
+/// numbers takes as many bytes as it has on the wire, rounded up to [`ALIGN`] with a header of
+/// at least 5 bytes.
+const PER_INPUT_BYTE: usize = std::mem::size_of::<Entry>().div_ceil(3);
+/// The largest block's room (64 KiB, under the size from which glibc maps an allocation of its
+/// own); a longer compound, list or array gets a `Vec` of its own.
+pub(crate) const MAX_POOLED: usize = 64 << 10;
 
 fn layout(cap: usize) -> Layout {
     // `cap <= MAX_POOLED`, so the size cannot overflow.
-    Layout::from_size_align(
-        OFFSET + cap * std::mem::size_of::<Entry>(),
-        std::mem::align_of::<Header>(),
-    )
-    .expect("a block of at most MAX_POOLED entries has a valid layout")
+    Layout::from_size_align(OFFSET + cap, ALIGN)
+        .expect("a block of at most MAX_POOLED bytes has a valid layout")
+}
+
+/// The bytes a range of `n` elements of `T` takes in a block: a multiple of [`ALIGN`].
+#[inline(always)]
+fn range_bytes<T>(n: usize) -> usize {
+    (n * std::mem::size_of::<T>()).next_multiple_of(ALIGN)
 }
 
 /// Freed blocks kept for the thread's next read: a list per size, linked through the first
-/// bytes of each block's (unused) entries.
+/// bytes of each block's (unused) room.
+///
+/// It also holds the references to one block that this thread's drops gave up but did not yet
+/// take off the block's count: ranges of one block are mostly dropped one after another (a tree
+/// drops in the order it was read), so they are taken off in one atomic operation when a range
+/// of another block drops, or when the thread exits, instead of one each.
 struct Spare {
     heads: Cell<[Option<NonNull<Header>>; CLASSES]>,
     bytes: Cell<usize>,
+    pending: Cell<Option<(NonNull<Header>, usize)>>,
 }
 
 thread_local! {
@@ -87,6 +104,7 @@ thread_local! {
         Spare {
             heads: Cell::new([None; CLASSES]),
             bytes: Cell::new(0),
+            pending: Cell::new(None),
         }
     };
 }
@@ -95,14 +113,14 @@ fn class(cap: usize) -> usize {
     (cap.trailing_zeros() - FIRST.trailing_zeros()) as usize
 }
 
-/// The link to the next spare block, where the block's entries would be.
+/// The link to the next spare block, where the block's ranges would be.
 fn next_of(h: NonNull<Header>) -> *mut Option<NonNull<Header>> {
-    // SAFETY: a block has room for at least `FIRST` entries after its header.
+    // SAFETY: a block has room for at least `FIRST` bytes after its header.
     unsafe { h.cast::<u8>().add(OFFSET).cast().as_ptr() }
 }
 
 impl Spare {
-    /// Keeps the block `h` (no references, no entries) if there is room; gives it back if not.
+    /// Keeps the block `h` (no references, no ranges) if there is room; gives it back if not.
     fn put(&self, h: NonNull<Header>) -> Option<NonNull<Header>> {
         // SAFETY: the block is the caller's alone.
         let cap = unsafe { h.as_ref() }.cap;
@@ -112,7 +130,7 @@ impl Spare {
         }
         let mut heads = self.heads.get();
         let k = class(cap);
-        // SAFETY: as above; the link is written where entries would be.
+        // SAFETY: as above; the link is written where ranges would be.
         unsafe { next_of(h).write(heads[k]) };
         heads[k] = Some(h);
         self.heads.set(heads);
@@ -135,6 +153,11 @@ impl Spare {
 
 impl Drop for Spare {
     fn drop(&mut self) {
+        if let Some((h, n)) = self.pending.take() {
+            // SAFETY: the `n` references were given up by this thread's drops and not yet taken
+            // off the count.
+            unsafe { give_up(h, n, None) };
+        }
         for k in 0..CLASSES {
             while let Some(h) = self.take(FIRST << k) {
                 // SAFETY: a kept block, allocated with its room's layout.
@@ -145,19 +168,46 @@ impl Drop for Spare {
 }
 
 /// Drops one reference to the block; the last one frees it (to the thread's spare blocks if
-/// they have room).
+/// they have room). The count may be taken off later ([`Spare::pending`]), when this thread
+/// drops a range of another block or exits: until then the block stays allocated.
 ///
 /// # Safety
 /// `h` is a live block and the caller owns one of its references.
+#[inline]
 unsafe fn release(h: NonNull<Header>) {
-    // SAFETY: the caller's reference keeps the block alive until the decrement.
-    if unsafe { h.as_ref() }.refs.fetch_sub(1, Ordering::Release) == 1 {
+    let deferred = SPARE.try_with(|s| match s.pending.get() {
+        Some((p, n)) if p == h => s.pending.set(Some((p, n + 1))),
+        before => {
+            s.pending.set(Some((h, 1)));
+            if let Some((p, n)) = before {
+                // SAFETY: references this thread gave up and did not yet take off.
+                unsafe { give_up(p, n, Some(s)) };
+            }
+        }
+    });
+    if deferred.is_err() {
+        // A thread that is exiting has no spare blocks any more.
+        // SAFETY: the caller's reference.
+        unsafe { give_up(h, 1, None) };
+    }
+}
+
+/// Takes `n` references off the block's count; the last ones free it, to `spare` if it has
+/// room.
+///
+/// # Safety
+/// `h` is a live block and the caller owns `n` of its references.
+unsafe fn give_up(h: NonNull<Header>, n: usize, spare: Option<&Spare>) {
+    // SAFETY: the caller's references keep the block alive until the decrement.
+    if unsafe { h.as_ref() }.refs.fetch_sub(n, Ordering::Release) == n {
         // Every other owner's writes to the block happen before it is reused or freed.
         fence(Ordering::Acquire);
-        // A thread that is exiting has no spare blocks any more.
-        let left = SPARE.try_with(|s| s.put(h)).unwrap_or(Some(h));
+        let left = match spare {
+            Some(s) => s.put(h),
+            None => Some(h),
+        };
         if let Some(h) = left {
-            // SAFETY: no reference is left; the entries were dropped or moved out by their
+            // SAFETY: no reference is left; the elements were dropped or moved out by their
             // ranges.
             unsafe {
                 let cap = h.as_ref().cap;
@@ -167,53 +217,57 @@ unsafe fn release(h: NonNull<Header>) {
     }
 }
 
-/// A compound's entries in a block: `len` entries from index `start` of the block.
-pub(crate) struct Pooled {
-    /// The first entry.
-    ptr: NonNull<Entry>,
-    /// Index of the first entry in its block (to find the block's header).
-    start: u32,
+/// A container's elements in a block: `len` elements of `T` from byte `off` of the block's room.
+pub(crate) struct Pooled<T> {
+    /// The first element.
+    ptr: NonNull<T>,
+    /// Byte offset of the first element in its block's room (to find the block's header).
+    off: u32,
     len: u32,
+    _owns: PhantomData<T>,
 }
 
-// SAFETY: a `Pooled` owns its entries alone (no other range overlaps them), like a `Vec`, and
+// SAFETY: a `Pooled` owns its elements alone (no other range overlaps them), like a `Vec`, and
 // touches the block it shares with other ranges only through the atomic reference count.
-unsafe impl Send for Pooled {}
-// SAFETY: as above; `&Pooled` gives only `&[Entry]`.
-unsafe impl Sync for Pooled {}
+unsafe impl<T: Send> Send for Pooled<T> {}
+// SAFETY: as above; `&Pooled<T>` gives only `&[T]`.
+unsafe impl<T: Sync> Sync for Pooled<T> {}
 
-impl Pooled {
+impl<T> Pooled<T> {
     fn header(&self) -> NonNull<Header> {
-        // SAFETY: `ptr` is entry `start` of a block whose header is `OFFSET` bytes before its
-        // entry 0.
-        unsafe {
-            self.ptr
-                .sub(self.start as usize)
-                .cast::<u8>()
-                .sub(OFFSET)
-                .cast()
-        }
+        // SAFETY: `ptr` is byte `off` of the room of a block whose header is `OFFSET` bytes
+        // before the room.
+        unsafe { self.ptr.cast::<u8>().sub(self.off as usize + OFFSET).cast() }
     }
 
     #[inline(always)]
-    pub(crate) fn as_slice(&self) -> &[Entry] {
-        // SAFETY: the range's `len` entries are initialised and owned by `self`.
+    pub(crate) fn as_slice(&self) -> &[T] {
+        // SAFETY: the range's `len` elements are initialised and owned by `self`.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len as usize) }
     }
 
     #[inline(always)]
-    pub(crate) fn as_mut_slice(&mut self) -> &mut [Entry] {
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as above, and `&mut self` is the only way to the range.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len as usize) }
     }
 
-    /// Moves the entries into a `Vec` of their own and gives the range back to its block.
-    pub(crate) fn into_vec(self) -> Vec<Entry> {
+    /// Takes the last element out (the range stays where it is, one shorter).
+    pub(crate) fn pop(&mut self) -> Option<T> {
+        self.len = self.len.checked_sub(1)?;
+        // SAFETY: the element at the old last index was initialised and owned by the range,
+        // which no longer counts it, so it is moved out once.
+        Some(unsafe { self.ptr.add(self.len as usize).read() })
+    }
+
+    /// Moves the elements into a `Vec` of their own and gives the range back to its block.
+    pub(crate) fn into_vec(self) -> Vec<T> {
         let me = std::mem::ManuallyDrop::new(self);
         let len = me.len as usize;
         let mut v = Vec::with_capacity(len);
-        // SAFETY: the entries are moved bitwise into `v`, which has room for them; `me` is
-        // never dropped, so each entry is owned once, by `v`. The range's reference is given up.
+        // SAFETY: the elements are moved bitwise into `v`, which has room for them; `me` is
+        // never dropped, so each element is owned once, by `v`. The range's reference is given
+        // up.
         unsafe {
             std::ptr::copy_nonoverlapping(me.ptr.as_ptr(), v.as_mut_ptr(), len);
             v.set_len(len);
@@ -223,9 +277,9 @@ impl Pooled {
     }
 }
 
-impl Drop for Pooled {
+impl<T> Drop for Pooled<T> {
     fn drop(&mut self) {
-        // SAFETY: the range's entries are dropped once, here, and its reference given up.
+        // SAFETY: the range's elements are dropped once, here, and its reference given up.
         unsafe {
             std::ptr::drop_in_place(self.as_mut_slice());
             release(self.header());
@@ -238,12 +292,16 @@ impl Drop for Pooled {
 pub(crate) struct Blocks {
     /// The block being filled (the reader holds one reference to it).
     cur: Option<NonNull<Header>>,
-    /// Entries used in `cur`.
+    /// Bytes used in `cur`'s room.
     used: usize,
     /// Room of `cur`.
     cap: usize,
-    /// Compounds still to be given vectors of their own before blocks are used.
+    /// Containers still to be given vectors of their own before blocks are used.
     unpooled: u8,
+    /// Bytes of ranges in the blocks filled before `cur`.
+    filled: usize,
+    /// Bytes of input that were left when the first block opened.
+    rest_at_first: usize,
 }
 
 impl Blocks {
@@ -253,15 +311,17 @@ impl Blocks {
             used: 0,
             cap: 0,
             unpooled: UNPOOLED,
+            filled: 0,
+            rest_at_first: 0,
         }
     }
 
-    /// Whether a compound of `len` entries goes to a block: not the first [`UNPOOLED`] of a read
-    /// (a document of a few compounds is read faster without a block), nor one longer than
-    /// [`MAX_POOLED`].
+    /// Whether a container of `n` elements of `T` goes to a block: not the first [`UNPOOLED`] of
+    /// a read (a document of a few containers is read faster without a block), nor one longer
+    /// than [`MAX_POOLED`] bytes.
     #[inline(always)]
-    pub(crate) fn takes(&mut self, len: usize) -> bool {
-        if len > MAX_POOLED {
+    pub(crate) fn takes<T>(&mut self, n: usize) -> bool {
+        if n > MAX_POOLED / std::mem::size_of::<T>() {
             return false;
         }
         if self.unpooled > 0 {
@@ -271,54 +331,114 @@ impl Blocks {
         true
     }
 
-    /// The bytes a new block would take if `len` entries were stored now (`None` when they
-    /// fit in the current one), with `rest` bytes of input left to read. `len` is at most
-    /// [`MAX_POOLED`].
+    /// The bytes a new block would take if `n` elements of `T` were stored now (`None` when
+    /// they fit in the current one), with `rest` bytes of input left to read. `takes::<T>(n)`
+    /// said yes.
     #[inline]
-    pub(crate) fn new_block_bytes(&self, len: usize, rest: usize) -> Option<usize> {
-        (self.cap - self.used < len).then(|| layout(self.next_cap(len, rest)).size())
+    pub(crate) fn new_block_bytes<T>(&self, n: usize, rest: usize) -> Option<usize> {
+        let bytes = range_bytes::<T>(n);
+        (self.cap - self.used < bytes).then(|| layout(self.next_cap(bytes, rest)).size())
     }
 
-    /// Twice the last block's room, but no more than what the rest of the input can fill (an
-    /// entry takes at least [`MIN_ENTRY`] bytes), so that the last block is not mostly empty;
-    /// a power of two.
-    fn next_cap(&self, len: usize, rest: usize) -> usize {
-        let fill = len.saturating_add(rest / MIN_ENTRY).min(MAX_POOLED);
+    /// Twice the last block's room, but no more than the rest of the input is likely to fill,
+    /// so that the last block is not mostly empty; a power of two. Once a few KiB of input are
+    /// read, the rest is expected to fill blocks as densely as what was read did (with a
+    /// quarter more); before, as densely as it could ([`PER_INPUT_BYTE`]).
+    fn next_cap(&self, bytes: usize, rest: usize) -> usize {
+        let read = self.rest_at_first.saturating_sub(rest);
+        let likely = if read >= 4 << 10 {
+            let filled = (self.filled + self.used) as u128;
+            (rest as u128 * filled * 5 / (4 * read as u128)).min(MAX_POOLED as u128) as usize
+        } else {
+            rest.saturating_mul(PER_INPUT_BYTE)
+        };
+        let fill = bytes.saturating_add(likely).min(MAX_POOLED);
         (2 * self.cap)
             .clamp(FIRST, MAX_POOLED)
             .min(fill.next_power_of_two().max(FIRST))
-            .max(len.next_power_of_two())
+            .max(bytes.next_power_of_two())
     }
 
-    /// Moves the entries of `v` from `start` on into the current block (a new one if they do
-    /// not fit, given `rest` bytes of input left) and gives their range. `v.len() - start` is
-    /// 1 to [`MAX_POOLED`].
-    #[inline]
-    pub(crate) fn store(&mut self, v: &mut Vec<Entry>, start: usize, rest: usize) -> Pooled {
-        let len = v.len() - start;
-        debug_assert!((1..=MAX_POOLED).contains(&len));
-        if self.cap - self.used < len {
-            self.open(self.next_cap(len, rest));
+    /// Room for `bytes` (a multiple of [`ALIGN`], at most [`MAX_POOLED`]) at the end of the
+    /// current block, opening a new one if it has less, given `rest` bytes of input left.
+    #[inline(always)]
+    fn room(&mut self, bytes: usize, rest: usize) -> NonNull<u8> {
+        debug_assert!(bytes <= MAX_POOLED && bytes.is_multiple_of(ALIGN));
+        if self.cap - self.used < bytes {
+            if self.cur.is_none() {
+                self.rest_at_first = rest;
+            }
+            self.open(self.next_cap(bytes, rest));
         }
         let h = self.cur.expect("a block with room was opened above");
-        // SAFETY: the block has room for `len` entries from `used`; they are moved bitwise from
-        // `v`, which forgets them by shrinking to `start`. The count of the block is changed
-        // only by this reader while it fills the block (no range of it has left the tree being
-        // built), so a plain load and store suffice.
+        // SAFETY: `used + bytes <= cap`, inside the block's room.
+        unsafe { h.cast::<u8>().add(OFFSET + self.used) }
+    }
+
+    /// Counts a range of `bytes` at the end of the current block, written by the caller, and
+    /// gives it to its owner.
+    ///
+    /// # Safety
+    /// `len` elements of `T` were written from where [`room`](Self::room) for `bytes` pointed,
+    /// and nothing else owns them.
+    #[inline(always)]
+    unsafe fn commit<T>(&mut self, first: NonNull<u8>, bytes: usize, len: usize) -> Pooled<T> {
+        let h = self.cur.expect("the range's block is current");
+        // The count of the block is changed only by this reader while it fills the block (no
+        // range of it has left the tree being built), so a plain load and store suffice.
+        // SAFETY: `h` is live (the reader holds a reference).
+        let refs = unsafe { &h.as_ref().refs };
+        refs.store(refs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let p = Pooled {
+            ptr: first.cast(),
+            off: self.used as u32,
+            len: len as u32,
+            _owns: PhantomData,
+        };
+        self.used += bytes;
+        p
+    }
+
+    /// Moves the elements of `v` from `start` on into the current block (a new one if they do
+    /// not fit, given `rest` bytes of input left) and gives their range. `takes::<T>` said yes
+    /// for them, and there is at least one.
+    #[inline]
+    pub(crate) fn store<T>(&mut self, v: &mut Vec<T>, start: usize, rest: usize) -> Pooled<T> {
+        let len = v.len() - start;
+        let bytes = range_bytes::<T>(len);
+        debug_assert!(len > 0 && bytes <= MAX_POOLED);
+        let first = self.room(bytes, rest);
+        // SAFETY: the room holds `bytes` ≥ `len` elements of `T`, aligned to `ALIGN`; they are
+        // moved bitwise from `v`, which forgets them by shrinking to `start`, so the range owns
+        // them alone.
         unsafe {
-            let first = h.cast::<u8>().add(OFFSET).cast::<Entry>().add(self.used);
-            std::ptr::copy_nonoverlapping(v.as_ptr().add(start), first.as_ptr(), len);
+            std::ptr::copy_nonoverlapping(v.as_ptr().add(start), first.cast().as_ptr(), len);
             v.set_len(start);
-            let refs = &h.as_ref().refs;
-            refs.store(refs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-            let p = Pooled {
-                ptr: first,
-                start: self.used as u32,
-                len: len as u32,
-            };
-            self.used += len;
-            p
+            self.commit(first, bytes, len)
         }
+    }
+
+    /// Writes `n` numbers (at least one; `takes::<T>(n)` said yes) into the current block with
+    /// `fill` (a new block if they do not fit, given `rest` bytes of input left) and gives their
+    /// range; nothing is kept if `fill` fails.
+    ///
+    /// # Safety
+    /// `fill` writes every element of the slice it is given when it returns `Ok`.
+    #[inline]
+    pub(crate) unsafe fn fill<T: Copy, E>(
+        &mut self,
+        n: usize,
+        rest: usize,
+        fill: impl FnOnce(&mut [MaybeUninit<T>]) -> Result<(), E>,
+    ) -> Result<Pooled<T>, E> {
+        let bytes = range_bytes::<T>(n);
+        let first = self.room(bytes, rest);
+        // SAFETY: the room holds `n` elements of `T`, aligned, not yet any range's.
+        let dst = unsafe { std::slice::from_raw_parts_mut(first.cast().as_ptr(), n) };
+        fill(dst)?;
+        // SAFETY: `fill` returned `Ok`, so it wrote all `n` (the caller's promise); numbers need
+        // no drop if it failed part way.
+        Ok(unsafe { self.commit(first, bytes, n) })
     }
 
     #[cold]
@@ -347,6 +467,7 @@ impl Blocks {
             // SAFETY: the reader's reference to the block it filled.
             unsafe { release(old) };
         }
+        self.filled += self.used;
         self.used = 0;
         self.cap = cap;
     }

@@ -30,7 +30,7 @@
 use std::borrow::Cow;
 
 use super::error::{NbtError, NbtErrorKind, Result};
-use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
+use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect};
 use super::mutf8;
 use super::read::{ReadOptions, RootForm, checked_len, min_size};
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
@@ -483,23 +483,25 @@ impl<'a> ArrayRef<'a> {
     /// Decodes as `i32`s.
     pub fn to_i32s(&self) -> Vec<i32> {
         let mut c = Cur::new(self.bytes);
-        match self.edition {
-            Edition::Java => JavaFlavor::i32s(&mut c, self.len),
-            Edition::Bedrock => BedrockFlavor::i32s(&mut c, self.len),
-            Edition::BedrockNetwork => NetworkFlavor::i32s(&mut c, self.len),
-        }
-        .unwrap_or_default()
+        let fill = match self.edition {
+            Edition::Java => JavaFlavor::i32s,
+            Edition::Bedrock => BedrockFlavor::i32s,
+            Edition::BedrockNetwork => NetworkFlavor::i32s,
+        };
+        // SAFETY: a flavour's reader writes every element when it returns `Ok`.
+        unsafe { collect(self.len, |d| fill(&mut c, d)) }.unwrap_or_default()
     }
 
     /// Decodes as `i64`s.
     pub fn to_i64s(&self) -> Vec<i64> {
         let mut c = Cur::new(self.bytes);
-        match self.edition {
-            Edition::Java => JavaFlavor::i64s(&mut c, self.len),
-            Edition::Bedrock => BedrockFlavor::i64s(&mut c, self.len),
-            Edition::BedrockNetwork => NetworkFlavor::i64s(&mut c, self.len),
-        }
-        .unwrap_or_default()
+        let fill = match self.edition {
+            Edition::Java => JavaFlavor::i64s,
+            Edition::Bedrock => BedrockFlavor::i64s,
+            Edition::BedrockNetwork => NetworkFlavor::i64s,
+        };
+        // SAFETY: a flavour's reader writes every element when it returns `Ok`.
+        unsafe { collect(self.len, |d| fill(&mut c, d)) }.unwrap_or_default()
     }
 }
 
@@ -588,8 +590,8 @@ impl<'d, 'a> TagRef<'d, 'a> {
             TagRef::String(s) => Tag::String(s.to_nbt_string()),
             TagRef::List(l) => Tag::List(super::guard(0, || l.to_owned())),
             TagRef::Compound(c) => Tag::Compound(super::guard(0, || c.to_owned())),
-            TagRef::IntArray(a) => Tag::IntArray(a.to_i32s()),
-            TagRef::LongArray(a) => Tag::LongArray(a.to_i64s()),
+            TagRef::IntArray(a) => Tag::IntArray(a.to_i32s().into()),
+            TagRef::LongArray(a) => Tag::LongArray(a.to_i64s().into()),
         }
     }
 }

@@ -705,9 +705,9 @@ fn node_to_tag(node: &Json, depth: usize) -> Got<Tag> {
             Some(b) if b == u64::MAX - 1 => f64::NEG_INFINITY,
             Some(b) => f64::from_bits(b),
         }),
-        TagType::ByteArray => Tag::ByteArray(ints(v)?),
-        TagType::IntArray => Tag::IntArray(ints(v)?),
-        TagType::LongArray => Tag::LongArray(ints(v)?),
+        TagType::ByteArray => Tag::ByteArray(ints(v)?.into()),
+        TagType::IntArray => Tag::IntArray(ints(v)?.into()),
+        TagType::LongArray => Tag::LongArray(ints(v)?.into()),
         TagType::String => match v {
             Json::String(u) => Tag::String(NbtString::from_utf16(u)),
             _ => return Err(bad("expected a string")),

@@ -134,6 +134,7 @@ impl NbtFile {
             limit: limit.saturating_sub(*used).min(opts.read.max_memory),
             used: 0,
             blocks: Blocks::new(),
+            piles: Default::default(),
         };
         let result = Self::decode_uncompressed_within(data, opts, &mut tree);
         *used = used.saturating_add(tree.used);

@@ -7,6 +7,7 @@
 //! nothing for the choice at run time.
 
 use super::error::{NbtError, NbtErrorKind, Result};
+use std::mem::MaybeUninit;
 
 /// Which binary NBT flavour a stream is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -107,11 +108,16 @@ pub(crate) trait Flavor: Copy + 'static {
     /// A list or array length (signed; negative is rejected by the caller).
     fn seq_len(c: &mut Cur) -> Result<i64>;
 
-    fn i16s(c: &mut Cur, n: usize) -> Result<Vec<i16>>;
-    fn i32s(c: &mut Cur, n: usize) -> Result<Vec<i32>>;
-    fn i64s(c: &mut Cur, n: usize) -> Result<Vec<i64>>;
-    fn f32s(c: &mut Cur, n: usize) -> Result<Vec<f32>>;
-    fn f64s(c: &mut Cur, n: usize) -> Result<Vec<f64>>;
+    /// Reads `dst.len()` numbers into `dst`; on `Ok` every element of `dst` is written.
+    fn i16s(c: &mut Cur, dst: &mut [MaybeUninit<i16>]) -> Result<()>;
+    /// As [`Flavor::i16s`].
+    fn i32s(c: &mut Cur, dst: &mut [MaybeUninit<i32>]) -> Result<()>;
+    /// As [`Flavor::i16s`].
+    fn i64s(c: &mut Cur, dst: &mut [MaybeUninit<i64>]) -> Result<()>;
+    /// As [`Flavor::i16s`].
+    fn f32s(c: &mut Cur, dst: &mut [MaybeUninit<f32>]) -> Result<()>;
+    /// As [`Flavor::i16s`].
+    fn f64s(c: &mut Cur, dst: &mut [MaybeUninit<f64>]) -> Result<()>;
 
     fn w_i16(out: &mut Vec<u8>, v: i16);
     fn w_i32(out: &mut Vec<u8>, v: i32);
@@ -134,28 +140,50 @@ pub(crate) trait Flavor: Copy + 'static {
 /// baseline loop, which costs less than the call.
 const WIDE_FROM: usize = 64;
 
-/// Bulk fixed-width conversion: decode `n` elements of `W` bytes each, straight into the
-/// spare capacity of the vector (one pass, vectorised).
+/// Bulk fixed-width conversion: decode `dst.len()` elements of `W` bytes each, straight into
+/// `dst` (one pass, vectorised).
 macro_rules! bulk_read {
-    ($c:expr, $n:expr, $t:ty, $w:literal, $conv:expr) => {{
-        let n: usize = $n;
-        let bytes = $c.take(n * $w)?;
-        let mut v: Vec<$t> = Vec::with_capacity(n);
-        let dst = &mut v.spare_capacity_mut()[..n];
+    ($c:expr, $dst:expr, $t:ty, $w:literal, $conv:expr) => {{
+        let dst: &mut [MaybeUninit<$t>] = $dst;
+        let bytes = $c.take(dst.len() * $w)?;
         wide!(from WIDE_FROM, bytes.len();
-            fn read(dst: &mut [std::mem::MaybeUninit<$t>], bytes: &[u8]) {
+            fn read(dst: &mut [MaybeUninit<$t>], bytes: &[u8]) {
                 for (d, ch) in dst.iter_mut().zip(bytes.chunks_exact($w)) {
                     let mut a = [0u8; $w];
                     a.copy_from_slice(ch);
-                    *d = std::mem::MaybeUninit::new($conv(a));
+                    *d = MaybeUninit::new($conv(a));
                 }
             }
         );
-        // SAFETY: `read` wrote the first `n` elements: `bytes` is `n * $w` bytes long, so
-        // `chunks_exact($w)` gives `n` chunks for the `n` slots of `dst`.
-        unsafe { v.set_len(n) };
-        Ok(v)
+        // `bytes` is `dst.len() * $w` bytes long, so `chunks_exact($w)` gave every slot of `dst`
+        // a value.
+        Ok(())
     }};
+}
+
+/// Reads `dst.len()` bytes into `dst`; on `Ok` every element is written.
+pub(crate) fn i8s(c: &mut Cur, dst: &mut [MaybeUninit<i8>]) -> Result<()> {
+    let bytes = c.take(dst.len())?;
+    for (d, &b) in dst.iter_mut().zip(bytes) {
+        *d = MaybeUninit::new(b as i8);
+    }
+    Ok(())
+}
+
+/// `n` numbers read by `fill` into a vector of their own.
+///
+/// # Safety
+/// `fill` writes every element of the slice it is given when it returns `Ok`.
+#[inline]
+pub(crate) unsafe fn collect<T>(
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<T>]) -> Result<()>,
+) -> Result<Vec<T>> {
+    let mut v = Vec::with_capacity(n);
+    fill(&mut v.spare_capacity_mut()[..n])?;
+    // SAFETY: `fill` returned `Ok`, so it wrote the first `n` elements (the caller's promise).
+    unsafe { v.set_len(n) };
+    Ok(v)
 }
 
 /// Bulk fixed-width encoding straight into the spare capacity of `out` (one pass, vectorised,
@@ -222,20 +250,20 @@ macro_rules! fixed_flavor {
             fn seq_len(c: &mut Cur) -> Result<i64> {
                 Ok(i32::$from(c.array()?) as i64)
             }
-            fn i16s(c: &mut Cur, n: usize) -> Result<Vec<i16>> {
-                bulk_read!(c, n, i16, 2, i16::$from)
+            fn i16s(c: &mut Cur, dst: &mut [MaybeUninit<i16>]) -> Result<()> {
+                bulk_read!(c, dst, i16, 2, i16::$from)
             }
-            fn i32s(c: &mut Cur, n: usize) -> Result<Vec<i32>> {
-                bulk_read!(c, n, i32, 4, i32::$from)
+            fn i32s(c: &mut Cur, dst: &mut [MaybeUninit<i32>]) -> Result<()> {
+                bulk_read!(c, dst, i32, 4, i32::$from)
             }
-            fn i64s(c: &mut Cur, n: usize) -> Result<Vec<i64>> {
-                bulk_read!(c, n, i64, 8, i64::$from)
+            fn i64s(c: &mut Cur, dst: &mut [MaybeUninit<i64>]) -> Result<()> {
+                bulk_read!(c, dst, i64, 8, i64::$from)
             }
-            fn f32s(c: &mut Cur, n: usize) -> Result<Vec<f32>> {
-                bulk_read!(c, n, f32, 4, |a| f32::from_bits(u32::$from(a)))
+            fn f32s(c: &mut Cur, dst: &mut [MaybeUninit<f32>]) -> Result<()> {
+                bulk_read!(c, dst, f32, 4, |a| f32::from_bits(u32::$from(a)))
             }
-            fn f64s(c: &mut Cur, n: usize) -> Result<Vec<f64>> {
-                bulk_read!(c, n, f64, 8, |a| f64::from_bits(u64::$from(a)))
+            fn f64s(c: &mut Cur, dst: &mut [MaybeUninit<f64>]) -> Result<()> {
+                bulk_read!(c, dst, f64, 8, |a| f64::from_bits(u64::$from(a)))
             }
             #[inline]
             fn w_i16(out: &mut Vec<u8>, v: i16) {
@@ -361,20 +389,26 @@ impl Flavor for NetworkFlavor {
     fn seq_len(c: &mut Cur) -> Result<i64> {
         Self::i32(c).map(|v| v as i64)
     }
-    fn i16s(c: &mut Cur, n: usize) -> Result<Vec<i16>> {
-        bulk_read!(c, n, i16, 2, i16::from_le_bytes)
+    fn i16s(c: &mut Cur, dst: &mut [MaybeUninit<i16>]) -> Result<()> {
+        bulk_read!(c, dst, i16, 2, i16::from_le_bytes)
     }
-    fn i32s(c: &mut Cur, n: usize) -> Result<Vec<i32>> {
-        (0..n).map(|_| Self::i32(c)).collect()
+    fn i32s(c: &mut Cur, dst: &mut [MaybeUninit<i32>]) -> Result<()> {
+        for d in dst {
+            *d = MaybeUninit::new(Self::i32(c)?);
+        }
+        Ok(())
     }
-    fn i64s(c: &mut Cur, n: usize) -> Result<Vec<i64>> {
-        (0..n).map(|_| Self::i64(c)).collect()
+    fn i64s(c: &mut Cur, dst: &mut [MaybeUninit<i64>]) -> Result<()> {
+        for d in dst {
+            *d = MaybeUninit::new(Self::i64(c)?);
+        }
+        Ok(())
     }
-    fn f32s(c: &mut Cur, n: usize) -> Result<Vec<f32>> {
-        bulk_read!(c, n, f32, 4, |a| f32::from_bits(u32::from_le_bytes(a)))
+    fn f32s(c: &mut Cur, dst: &mut [MaybeUninit<f32>]) -> Result<()> {
+        bulk_read!(c, dst, f32, 4, |a| f32::from_bits(u32::from_le_bytes(a)))
     }
-    fn f64s(c: &mut Cur, n: usize) -> Result<Vec<f64>> {
-        bulk_read!(c, n, f64, 8, |a| f64::from_bits(u64::from_le_bytes(a)))
+    fn f64s(c: &mut Cur, dst: &mut [MaybeUninit<f64>]) -> Result<()> {
+        bulk_read!(c, dst, f64, 8, |a| f64::from_bits(u64::from_le_bytes(a)))
     }
     #[inline]
     fn w_i16(out: &mut Vec<u8>, v: i16) {
@@ -472,7 +506,10 @@ mod tests {
                             "{} × {n}, baseline {baseline}",
                             stringify!($t)
                         );
-                        let back = F::$r(&mut Cur::new(&want), n).unwrap();
+                        let mut c = Cur::new(&want);
+                        // SAFETY: a flavour's reader writes every element when it returns `Ok`.
+                        let back = unsafe { collect(n, |d| F::$r(&mut c, d)) };
+                        let back = back.unwrap();
                         assert!(
                             back.iter().zip(&v).all(|(a, b)| $bits(*a) == $bits(*b))
                                 && back.len() == n,

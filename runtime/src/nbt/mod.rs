@@ -36,6 +36,7 @@ pub mod region;
 pub mod serde_nbt;
 pub mod snbt;
 mod tag;
+mod vec;
 mod view;
 mod write;
 
@@ -48,6 +49,7 @@ pub use read::{
     RootForm, decode, decode_all, decode_exact,
 };
 pub use tag::{Compound, List, Nbt, NbtString, Tag, TagType};
+pub use vec::NbtVec;
 pub use view::{TagView, TagViewMut};
 pub use write::encode_all;
 

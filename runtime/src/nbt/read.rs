@@ -8,9 +8,11 @@
 
 use super::block::Blocks;
 use super::error::{NbtError, NbtErrorKind, Result};
-use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor};
+use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect, i8s};
 use super::mutf8;
-use super::tag::{Compound, INLINE, List, Nbt, NbtString, Tag, TagType};
+use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, Tag, TagType};
+use super::vec::NbtVec;
+use std::mem::MaybeUninit;
 
 /// Minecraft's nesting limit (NbtAccounter): lists and compounds, the root included.
 pub const DEFAULT_MAX_DEPTH: usize = 512;
@@ -181,9 +183,13 @@ pub(crate) struct TreeBudget {
     pub limit: usize,
     /// Bytes estimated so far (what was built before a failure included).
     pub used: usize,
-    /// Where compounds' entries go when they are complete ([`super::block`]); a compound
-    /// longer than a block's largest room gets a `Vec` of its own.
+    /// Where compounds' entries and lists' elements go when they are complete
+    /// ([`super::block`]); one longer than a block's largest room gets a `Vec` of its own.
     pub blocks: Blocks,
+    /// Elements of the lists of containers and strings being read, innermost last, one pile per
+    /// element type: each list collects here and then moves its elements into a block, or into
+    /// a vector of their own. Shared by the roots of a read, like the blocks.
+    pub(crate) piles: Piles,
 }
 
 impl TreeBudget {
@@ -193,6 +199,7 @@ impl TreeBudget {
             limit: opts.max_memory,
             used: 0,
             blocks: Blocks::new(),
+            piles: Piles::default(),
         }
     }
 }
@@ -211,33 +218,14 @@ pub(crate) fn read_root_limited(
     }
 }
 
-/// Bytes of one compound entry. The blocks that compounds' entries go to are charged whole when
-/// they are opened (room for a power of two of entries, so more than they hold where a read
-/// ends or a compound did not fit the room left); a compound too long for a block, or among
-/// the first few of a read, is charged its exactly sized vector. The reader's
+/// Bytes of one compound entry. The blocks that compounds' entries (and lists' elements) go to
+/// are charged whole when they are opened (a power of two of bytes, so more than they hold
+/// where a read ends or a container did not fit the room left); a compound too long for a
+/// block, or among the first few containers of a read, is charged its exactly sized vector. The
+/// reader's
 /// scratch vector, where a compound's entries gather first, is charged when it grows (its whole
 /// new capacity, so a reallocation's old and new buffers are both covered).
 const ENTRY: usize = std::mem::size_of::<(NbtString, Tag)>();
-
-/// Estimated bytes of the elements of a list of `ty`: three times the elements' size, because
-/// lists of containers grow by doubling (at most twice the length, and the old buffer while
-/// the last one is copied); lists of numbers are sized exactly, so this is generous for them.
-fn list_cost(ty: TagType, n: usize) -> usize {
-    let each = match ty {
-        TagType::End => 0,
-        TagType::Byte => 1,
-        TagType::Short => 2,
-        TagType::Int | TagType::Float => 4,
-        TagType::Long | TagType::Double => 8,
-        TagType::ByteArray => std::mem::size_of::<Vec<i8>>(),
-        TagType::IntArray => std::mem::size_of::<Vec<i32>>(),
-        TagType::LongArray => std::mem::size_of::<Vec<i64>>(),
-        TagType::String => std::mem::size_of::<NbtString>(),
-        TagType::List => std::mem::size_of::<List>(),
-        TagType::Compound => std::mem::size_of::<Compound>(),
-    };
-    n.saturating_mul(3 * each)
-}
 
 /// Minimum encoded size of one element of a type (for length checks before allocation).
 #[inline]
@@ -359,9 +347,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     }
 
     /// Adds `bytes` to the tree's estimated memory, before they are allocated: the heap bytes
-    /// of a string (its length), of an array (length × element size), of a list's elements
-    /// ([`list_cost`]), of a compound's entries ([`ENTRY`] each) and of the reader's scratch
-    /// vector when it grows. The tags themselves live inside those, so every byte the tree
+    /// of a string (its length), of an array or a list (its block when it opens, or its exact
+    /// vector), of a compound's entries (likewise, [`ENTRY`] each) and of the reader's scratch
+    /// vector and piles when they grow. The tags themselves live inside those, so every byte the tree
     /// holds is counted; the allocator's own overhead per block is not.
     #[inline(always)]
     fn charge(&mut self, bytes: usize) -> Result<(), Fail> {
@@ -473,13 +461,11 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             TagType::Compound => Tag::Compound(super::guard(depth, || self.compound(depth))?),
             TagType::IntArray => {
                 let n = tri!(self, checked_len::<F>(c, F::MIN_INT));
-                self.charge(n * 4)?;
-                Tag::IntArray(tri!(self, F::i32s(self.c, n)))
+                Tag::IntArray(self.numbers(n, F::i32s)?)
             }
             TagType::LongArray => {
                 let n = tri!(self, checked_len::<F>(c, F::MIN_LONG));
-                self.charge(n * 8)?;
-                Tag::LongArray(tri!(self, F::i64s(self.c, n)))
+                Tag::LongArray(self.numbers(n, F::i64s)?)
             }
             TagType::End => {
                 let at = c.pos;
@@ -489,13 +475,39 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     }
 
     #[inline]
-    fn byte_array(&mut self) -> Result<Vec<i8>, Fail> {
+    fn byte_array(&mut self) -> Result<NbtVec<i8>, Fail> {
         let n = tri!(self, checked_len::<F>(self.c, 1));
-        self.charge(n)?;
-        Ok(tri!(self, self.c.take(n))
-            .iter()
-            .map(|&b| b as i8)
-            .collect())
+        self.numbers(n, i8s)
+    }
+
+    /// Reads `n` numbers (checked against the remaining bytes) with `fill`, into the read's
+    /// current block ([`super::block`]) or, among the first few containers of a read or when
+    /// longer than a block, into a vector of their own. The block is charged to the budget
+    /// whole when it is opened; a vector, its exact size.
+    #[inline(always)]
+    fn numbers<T: Copy>(
+        &mut self,
+        n: usize,
+        fill: fn(&mut Cur, &mut [MaybeUninit<T>]) -> Result<()>,
+    ) -> Result<NbtVec<T>, Fail> {
+        if n == 0 {
+            return Ok(NbtVec::new());
+        }
+        if self.budget.blocks.takes::<T>(n) {
+            let rest = self.c.remaining();
+            if let Some(bytes) = self.budget.blocks.new_block_bytes::<T>(n, rest) {
+                self.charge(bytes)?;
+            }
+            let c = &mut *self.c;
+            // SAFETY: the flavour's `fill` writes every element when it returns `Ok`.
+            let r = unsafe { self.budget.blocks.fill(n, rest, |d| fill(c, d)) };
+            return Ok(NbtVec::pooled(tri!(self, r)));
+        }
+        self.charge(n * std::mem::size_of::<T>())?;
+        let c = &mut *self.c;
+        // SAFETY: as above.
+        let r = unsafe { collect(n, |d| fill(c, d)) };
+        Ok(NbtVec::from(tri!(self, r)))
     }
 
     #[inline]
@@ -559,9 +571,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         if len == 0 {
             return Ok(Compound::new());
         }
-        if self.budget.blocks.takes(len) {
+        if self.budget.blocks.takes::<Entry>(len) {
             let rest = self.c.remaining();
-            if let Some(bytes) = self.budget.blocks.new_block_bytes(len, rest) {
+            if let Some(bytes) = self.budget.blocks.new_block_bytes::<Entry>(len, rest) {
                 self.charge(bytes)?;
             }
             let p = self.budget.blocks.store(&mut self.scratch, start, rest);
@@ -576,8 +588,6 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         let at = self.c.pos;
         let (_, ty) = self.type_id()?;
         let n = tri!(self, checked_len::<F>(self.c, min_size::<F>(ty)));
-        self.charge(list_cost(ty, n))?;
-        let c = &mut *self.c;
         Ok(match ty {
             TagType::End => {
                 if n > 0 {
@@ -588,12 +598,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 }
                 List::End
             }
-            TagType::Byte => List::Byte(tri!(self, c.take(n)).iter().map(|&b| b as i8).collect()),
-            TagType::Short => List::Short(tri!(self, F::i16s(c, n))),
-            TagType::Int => List::Int(tri!(self, F::i32s(c, n))),
-            TagType::Long => List::Long(tri!(self, F::i64s(c, n))),
-            TagType::Float => List::Float(tri!(self, F::f32s(c, n))),
-            TagType::Double => List::Double(tri!(self, F::f64s(c, n))),
+            TagType::Byte => List::Byte(self.numbers(n, i8s)?),
+            TagType::Short => List::Short(self.numbers(n, F::i16s)?),
+            TagType::Int => List::Int(self.numbers(n, F::i32s)?),
+            TagType::Long => List::Long(self.numbers(n, F::i64s)?),
+            TagType::Float => List::Float(self.numbers(n, F::f32s)?),
+            TagType::Double => List::Double(self.numbers(n, F::f64s)?),
             TagType::ByteArray => List::ByteArray(self.each(n, |r| r.byte_array())?),
             TagType::String => List::String(self.each(n, |r| r.string())?),
             TagType::List => List::List(super::guard(depth, || self.each(n, |r| r.list(depth)))?),
@@ -602,33 +612,100 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             }
             TagType::IntArray => List::IntArray(self.each(n, |r| {
                 let k = tri!(r, checked_len::<F>(r.c, F::MIN_INT));
-                r.charge(k * 4)?;
-                Ok(tri!(r, F::i32s(r.c, k)))
+                r.numbers(k, F::i32s)
             })?),
             TagType::LongArray => List::LongArray(self.each(n, |r| {
                 let k = tri!(r, checked_len::<F>(r.c, F::MIN_LONG));
-                r.charge(k * 8)?;
-                Ok(tri!(r, F::i64s(r.c, k)))
+                r.numbers(k, F::i64s)
             })?),
         })
     }
 
-    /// Reads `n` elements. The vector starts at most 8 long and grows with what is actually
-    /// read: `n` is only checked against the remaining bytes, and pre-allocating it at every
-    /// nesting level of hostile input would multiply up.
+    /// Reads `n` elements onto their pile, then moves them into the read's current block (or,
+    /// among the first few containers of a read or when longer than a block, into a vector of
+    /// their own). The pile grows with what is actually read (charged to the budget as it
+    /// grows, its whole new capacity): `n` is only checked against the remaining bytes, and
+    /// reserving it at every nesting level of hostile input would multiply up. The block is
+    /// charged whole when it is opened; a vector, its exact size.
     #[inline]
-    fn each<T>(
+    fn each<T: Piled>(
         &mut self,
         n: usize,
         mut f: impl FnMut(&mut Self) -> Result<T, Fail>,
-    ) -> Result<Vec<T>, Fail> {
-        let mut v = Vec::with_capacity(n.min(8));
+    ) -> Result<NbtVec<T>, Fail> {
+        let start = T::pile(&mut self.budget.piles).len();
         for i in 0..n {
             match f(self) {
-                Ok(x) => v.push(x),
-                Err(Fail) => return Err(self.at_index(i)),
+                Ok(x) => {
+                    let pile = T::pile(&mut self.budget.piles);
+                    if pile.len() == pile.capacity() {
+                        let grown = (2 * pile.capacity()).max(4);
+                        if let Err(Fail) = self.charge(grown * std::mem::size_of::<T>()) {
+                            T::pile(&mut self.budget.piles).truncate(start);
+                            return Err(self.at_index(i));
+                        }
+                    }
+                    T::pile(&mut self.budget.piles).push(x);
+                }
+                Err(Fail) => {
+                    T::pile(&mut self.budget.piles).truncate(start);
+                    return Err(self.at_index(i));
+                }
             }
         }
-        Ok(v)
+        if n == 0 {
+            return Ok(NbtVec::new());
+        }
+        if self.budget.blocks.takes::<T>(n) {
+            let rest = self.c.remaining();
+            if let Some(bytes) = self.budget.blocks.new_block_bytes::<T>(n, rest)
+                && let Err(Fail) = self.charge(bytes)
+            {
+                T::pile(&mut self.budget.piles).truncate(start);
+                return Err(Fail);
+            }
+            let p = self
+                .budget
+                .blocks
+                .store(T::pile(&mut self.budget.piles), start, rest);
+            return Ok(NbtVec::pooled(p));
+        }
+        let pile = T::pile(&mut self.budget.piles);
+        // The outermost list takes the pile's buffer as it is (a list too long for a block is
+        // seldom inside another).
+        Ok(NbtVec::from(if start == 0 {
+            std::mem::take(pile)
+        } else {
+            pile.drain(start..).collect::<Vec<T>>()
+        }))
     }
 }
+
+/// The piles of list elements of a read, one per element type that is not a number.
+#[derive(Debug, Default)]
+pub(crate) struct Piles {
+    byte_arrays: Vec<NbtVec<i8>>,
+    strings: Vec<NbtString>,
+    lists: Vec<List>,
+    compounds: Vec<Compound>,
+    int_arrays: Vec<NbtVec<i32>>,
+    long_arrays: Vec<NbtVec<i64>>,
+}
+
+/// An element type of lists read onto a pile.
+trait Piled: Sized {
+    fn pile(p: &mut Piles) -> &mut Vec<Self>;
+}
+
+macro_rules! piled {
+    ($($t:ty => $f:ident),*) => {$(
+        impl Piled for $t {
+            #[inline(always)]
+            fn pile(p: &mut Piles) -> &mut Vec<$t> {
+                &mut p.$f
+            }
+        }
+    )*};
+}
+piled!(NbtVec<i8> => byte_arrays, NbtString => strings, List => lists, Compound => compounds,
+    NbtVec<i32> => int_arrays, NbtVec<i64> => long_arrays);

@@ -32,6 +32,7 @@ use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::Edition;
 use super::read::{ReadOptions, decode};
 use super::tag::{Compound, List, Nbt, NbtString, Tag};
+use super::vec::NbtVec;
 use super::view::TagView;
 
 impl ser::Error for NbtError {
@@ -318,9 +319,9 @@ impl Serializer for TagSerializer {
             (BYTE_ARRAY, List::Byte(v)) => Tag::ByteArray(v),
             (INT_ARRAY, List::Int(v)) => Tag::IntArray(v),
             (LONG_ARRAY, List::Long(v)) => Tag::LongArray(v),
-            (BYTE_ARRAY, List::End) => Tag::ByteArray(Vec::new()),
-            (INT_ARRAY, List::End) => Tag::IntArray(Vec::new()),
-            (LONG_ARRAY, List::End) => Tag::LongArray(Vec::new()),
+            (BYTE_ARRAY, List::End) => Tag::ByteArray(NbtVec::new()),
+            (INT_ARRAY, List::End) => Tag::IntArray(NbtVec::new()),
+            (LONG_ARRAY, List::End) => Tag::LongArray(NbtVec::new()),
             _ => return Err(err("array newtype holds elements of the wrong type")),
         }))
     }

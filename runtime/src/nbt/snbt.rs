@@ -724,7 +724,7 @@ impl Parser<'_> {
             },
             ("uuid", [a]) => (a.as_string())
                 .and_then(|s| uuid(&s.to_str_lossy()))
-                .map(Tag::IntArray)
+                .map(|u| Tag::IntArray(u.into()))
                 .ok_or_else(|| {
                     self.err_at(start, "uuid(..) takes a UUID like 8-4-4-4-12 hex digits")
                 }),
@@ -893,7 +893,7 @@ impl Parser<'_> {
         Ok(match kind {
             b'B' => Tag::ByteArray(vals.into_iter().map(|v| v as i8).collect()),
             b'I' => Tag::IntArray(vals.into_iter().map(|v| v as i32).collect()),
-            _ => Tag::LongArray(vals),
+            _ => Tag::LongArray(vals.into()),
         })
     }
 
@@ -956,9 +956,9 @@ impl Parser<'_> {
         }
         self.i += 1;
         Ok(match kind {
-            b'B' => Tag::ByteArray(bytes),
-            b'I' => Tag::IntArray(ints),
-            _ => Tag::LongArray(longs),
+            b'B' => Tag::ByteArray(bytes.into()),
+            b'I' => Tag::IntArray(ints.into()),
+            _ => Tag::LongArray(longs.into()),
         })
     }
 

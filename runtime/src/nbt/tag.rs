@@ -1,14 +1,15 @@
 //! The owned NBT tree: [`Tag`], [`List`], [`Compound`], [`NbtString`] and the root [`Nbt`].
 //!
 //! The tree keeps everything a file says so that it writes back byte-identical: compound entries
-//! stay in file order (a `Vec`, not a map), a list keeps its declared element type even when it
-//! is empty (lists are typed: [`List::Int`] holds a `Vec<i32>`), floats keep their bit patterns
-//! (NaN payloads included), and strings keep their raw Modified UTF-8 bytes.
+//! stay in file order (a sequence, not a map), a list keeps its declared element type even when
+//! it is empty (lists are typed: [`List::Int`] holds an [`NbtVec<i32>`](NbtVec)), floats keep
+//! their bit patterns (NaN payloads included), and strings keep their raw Modified UTF-8 bytes.
 //!
 //! Equality ([`PartialEq`]) is structural and compares floats by bits, so `NaN == NaN` here when
 //! the bits match and `0.0 != -0.0`: it answers "would these write the same bytes".
 
 use super::block::Pooled;
+use super::vec::NbtVec;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -316,7 +317,7 @@ pub enum Tag {
     /// `TAG_Double` (bits preserved).
     Double(f64),
     /// `TAG_Byte_Array`.
-    ByteArray(Vec<i8>),
+    ByteArray(NbtVec<i8>),
     /// `TAG_String`.
     String(NbtString),
     /// `TAG_List`.
@@ -324,9 +325,9 @@ pub enum Tag {
     /// `TAG_Compound`.
     Compound(Compound),
     /// `TAG_Int_Array`.
-    IntArray(Vec<i32>),
+    IntArray(NbtVec<i32>),
     /// `TAG_Long_Array`.
-    LongArray(Vec<i64>),
+    LongArray(NbtVec<i64>),
 }
 
 impl Tag {
@@ -366,7 +367,8 @@ macro_rules! tag_from {
 }
 tag_from!(i8 => Byte, bool => Byte, i16 => Short, i32 => Int, i64 => Long, f32 => Float,
     f64 => Double, Vec<i8> => ByteArray, NbtString => String, &str => String, String => String,
-    List => List, Compound => Compound, Vec<i32> => IntArray, Vec<i64> => LongArray);
+    List => List, Compound => Compound, Vec<i32> => IntArray, Vec<i64> => LongArray,
+    NbtVec<i8> => ByteArray, NbtVec<i32> => IntArray, NbtVec<i64> => LongArray);
 
 /// A `TAG_List`: a typed sequence. The variant is the declared element type, so an empty list
 /// keeps it ([`List::End`] is the untyped empty list, element type `TAG_End`).
@@ -376,29 +378,29 @@ pub enum List {
     #[default]
     End,
     /// List of `TAG_Byte`.
-    Byte(Vec<i8>),
+    Byte(NbtVec<i8>),
     /// List of `TAG_Short`.
-    Short(Vec<i16>),
+    Short(NbtVec<i16>),
     /// List of `TAG_Int`.
-    Int(Vec<i32>),
+    Int(NbtVec<i32>),
     /// List of `TAG_Long`.
-    Long(Vec<i64>),
+    Long(NbtVec<i64>),
     /// List of `TAG_Float`.
-    Float(Vec<f32>),
+    Float(NbtVec<f32>),
     /// List of `TAG_Double`.
-    Double(Vec<f64>),
+    Double(NbtVec<f64>),
     /// List of `TAG_Byte_Array`.
-    ByteArray(Vec<Vec<i8>>),
+    ByteArray(NbtVec<NbtVec<i8>>),
     /// List of `TAG_String`.
-    String(Vec<NbtString>),
+    String(NbtVec<NbtString>),
     /// List of `TAG_List`.
-    List(Vec<List>),
+    List(NbtVec<List>),
     /// List of `TAG_Compound`.
-    Compound(Vec<Compound>),
+    Compound(NbtVec<Compound>),
     /// List of `TAG_Int_Array`.
-    IntArray(Vec<Vec<i32>>),
+    IntArray(NbtVec<NbtVec<i32>>),
     /// List of `TAG_Long_Array`.
-    LongArray(Vec<Vec<i64>>),
+    LongArray(NbtVec<NbtVec<i64>>),
 }
 
 fn bits_eq<T: Copy, U: PartialEq>(a: &[T], b: &[T], f: impl Fn(T) -> U) -> bool {
@@ -451,22 +453,23 @@ impl List {
     pub fn empty(element: TagType) -> List {
         match element {
             TagType::End => List::End,
-            TagType::Byte => List::Byte(Vec::new()),
-            TagType::Short => List::Short(Vec::new()),
-            TagType::Int => List::Int(Vec::new()),
-            TagType::Long => List::Long(Vec::new()),
-            TagType::Float => List::Float(Vec::new()),
-            TagType::Double => List::Double(Vec::new()),
-            TagType::ByteArray => List::ByteArray(Vec::new()),
-            TagType::String => List::String(Vec::new()),
-            TagType::List => List::List(Vec::new()),
-            TagType::Compound => List::Compound(Vec::new()),
-            TagType::IntArray => List::IntArray(Vec::new()),
-            TagType::LongArray => List::LongArray(Vec::new()),
+            TagType::Byte => List::Byte(NbtVec::new()),
+            TagType::Short => List::Short(NbtVec::new()),
+            TagType::Int => List::Int(NbtVec::new()),
+            TagType::Long => List::Long(NbtVec::new()),
+            TagType::Float => List::Float(NbtVec::new()),
+            TagType::Double => List::Double(NbtVec::new()),
+            TagType::ByteArray => List::ByteArray(NbtVec::new()),
+            TagType::String => List::String(NbtVec::new()),
+            TagType::List => List::List(NbtVec::new()),
+            TagType::Compound => List::Compound(NbtVec::new()),
+            TagType::IntArray => List::IntArray(NbtVec::new()),
+            TagType::LongArray => List::LongArray(NbtVec::new()),
         }
     }
 
     /// Number of elements.
+    #[inline]
     pub fn len(&self) -> usize {
         match self {
             List::End => 0,
@@ -544,11 +547,11 @@ impl List {
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///
-/// A compound the reader builds (but the first 8 of a read, and any over 2048 entries) does not
-/// have an allocation of its own: its entries are a range of a block shared with the other
-/// compounds of the same read (blocks hold 32 entries, then about twice as many each, up to
-/// 2048: a parse makes a few allocations for all its compounds, not one each, and a thread
-/// keeps up to 4 MiB of freed blocks for its next read). It is read and changed in place there
+/// A compound the reader builds (but among the first 8 containers of a read, and any over 64 KiB
+/// of entries, about 1,170) does not have an allocation of its own: its entries are a range of a
+/// block shared with the other compounds and the lists of numbers of the same read (blocks hold
+/// 2 KiB, then twice as much each, up to 64 KiB: a parse makes a few allocations for all its
+/// compounds, not one each, and a thread keeps up to 4 MiB of freed blocks for its next read). It is read and changed in place there
 /// ([`get_mut`], [`insert`] of an existing key, below 32 entries); the first edit that changes
 /// its length ([`insert`] of a new key, [`remove`], [`entries_mut`], [`into_entries`]), or the
 /// first edit by key of a compound of 32 entries or more (which builds its index), moves its
@@ -580,7 +583,7 @@ enum Entries {
     Indexed(Box<Indexed>),
     /// A range of a block the reader filled ([`super::block`]); made `Plain` by the first
     /// edit that changes the length.
-    Pooled(Pooled),
+    Pooled(Pooled<Entry>),
 }
 
 /// Entries with the position of each key's last entry.
@@ -707,7 +710,7 @@ impl Compound {
 
     /// A compound of the reader's, whose entries are a range of one of its blocks.
     #[inline(always)]
-    pub(crate) fn pooled(p: Pooled) -> Compound {
+    pub(crate) fn pooled(p: Pooled<Entry>) -> Compound {
         Compound {
             repr: Entries::Pooled(p),
         }

@@ -1,12 +1,13 @@
 //! Borrowed views of one value: [`TagView`] (shared) and [`TagViewMut`] (mutable).
 //!
-//! Lists are typed ([`List::Int`] holds a `Vec<i32>`, [`List::Compound`] a `Vec<Compound>`), so
-//! an element of a list is not a [`Tag`] in memory. A view is the same value seen through a
+//! Lists are typed ([`List::Int`] holds an `NbtVec<i32>`, [`List::Compound`] an
+//! `NbtVec<Compound>`), so an element of a list is not a [`Tag`] in memory. A view is the same value seen through a
 //! reference: [`List::get`] and [`Tag::get_path`] give one without copying the element (a
 //! section of a chunk is read where it is, not cloned). Numbers are copied into the view (they
 //! are smaller than a reference); everything else is borrowed.
 
 use super::tag::{Compound, List, NbtString, Tag, TagType};
+use super::vec::NbtVec;
 
 /// A value seen through a shared reference: a whole [`Tag`] or an element of a [`List`].
 ///
@@ -56,7 +57,7 @@ pub enum TagViewMut<'a> {
     /// `TAG_Double`.
     Double(&'a mut f64),
     /// `TAG_Byte_Array`.
-    ByteArray(&'a mut Vec<i8>),
+    ByteArray(&'a mut NbtVec<i8>),
     /// `TAG_String`.
     String(&'a mut NbtString),
     /// `TAG_List`.
@@ -64,9 +65,9 @@ pub enum TagViewMut<'a> {
     /// `TAG_Compound`.
     Compound(&'a mut Compound),
     /// `TAG_Int_Array`.
-    IntArray(&'a mut Vec<i32>),
+    IntArray(&'a mut NbtVec<i32>),
     /// `TAG_Long_Array`.
-    LongArray(&'a mut Vec<i64>),
+    LongArray(&'a mut NbtVec<i64>),
 }
 
 macro_rules! copy_getters {
@@ -183,12 +184,12 @@ impl<'a> TagView<'a> {
             TagView::Long(v) => Tag::Long(v),
             TagView::Float(v) => Tag::Float(v),
             TagView::Double(v) => Tag::Double(v),
-            TagView::ByteArray(v) => Tag::ByteArray(v.to_vec()),
+            TagView::ByteArray(v) => Tag::ByteArray(v.into()),
             TagView::String(v) => Tag::String(v.clone()),
             TagView::List(v) => Tag::List(v.clone()),
             TagView::Compound(v) => Tag::Compound(v.clone()),
-            TagView::IntArray(v) => Tag::IntArray(v.to_vec()),
-            TagView::LongArray(v) => Tag::LongArray(v.to_vec()),
+            TagView::IntArray(v) => Tag::IntArray(v.into()),
+            TagView::LongArray(v) => Tag::LongArray(v.into()),
         }
     }
 }
@@ -364,7 +365,7 @@ impl List {
     }
 
     /// The compounds of a list of compounds, mutable (push or remove them freely).
-    pub fn as_compounds_mut(&mut self) -> Option<&mut Vec<Compound>> {
+    pub fn as_compounds_mut(&mut self) -> Option<&mut NbtVec<Compound>> {
         match self {
             List::Compound(v) => Some(v),
             _ => None,
@@ -400,7 +401,7 @@ tag_mut_accessors!(
     /// The value of a `TAG_Double`, mutable.
     as_double_mut => Double: f64,
     /// The elements of a `TAG_Byte_Array`, mutable.
-    as_byte_array_mut => ByteArray: Vec<i8>,
+    as_byte_array_mut => ByteArray: NbtVec<i8>,
     /// The string of a `TAG_String`, mutable.
     as_string_mut => String: NbtString,
     /// The list of a `TAG_List`, mutable.
@@ -408,9 +409,9 @@ tag_mut_accessors!(
     /// The compound of a `TAG_Compound`, mutable.
     as_compound_mut => Compound: Compound,
     /// The elements of a `TAG_Int_Array`, mutable.
-    as_int_array_mut => IntArray: Vec<i32>,
+    as_int_array_mut => IntArray: NbtVec<i32>,
     /// The elements of a `TAG_Long_Array`, mutable.
-    as_long_array_mut => LongArray: Vec<i64>,
+    as_long_array_mut => LongArray: NbtVec<i64>,
 );
 
 impl Tag {

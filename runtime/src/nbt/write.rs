@@ -197,35 +197,70 @@ fn each<T>(v: &[T], mut f: impl FnMut(&T) -> Result<()>) -> Result<()> {
 fn write_list<F: Flavor>(out: &mut Vec<u8>, l: &List, depth: usize) -> Result<()> {
     let depth = enter(depth)?;
     out.push(l.element_type().id());
-    seq_len::<F>(out, l.len())?;
+    // Each arm writes the length of the slice it has in hand (one look at where the elements
+    // are, not a second through `List::len`).
     match l {
-        List::End => {}
-        List::Byte(v) => out.extend(bytes_of(v)),
-        List::Short(v) => F::w_i16s(out, v),
-        List::Int(v) => F::w_i32s(out, v),
-        List::Long(v) => F::w_i64s(out, v),
-        List::Float(v) => F::w_f32s(out, v),
-        List::Double(v) => F::w_f64s(out, v),
-        List::ByteArray(v) => each(v, |a| {
-            seq_len::<F>(out, a.len())?;
-            out.extend(bytes_of(a));
-            Ok(())
-        })?,
-        List::String(v) => each(v, |s| write_str::<F>(out, s))?,
-        List::List(v) => super::guard(depth, || each(v, |x| write_list::<F>(out, x, depth)))?,
+        List::End => seq_len::<F>(out, 0)?,
+        List::Byte(v) => {
+            seq_len::<F>(out, v.len())?;
+            out.extend(bytes_of(v));
+        }
+        List::Short(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_i16s(out, v);
+        }
+        List::Int(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_i32s(out, v);
+        }
+        List::Long(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_i64s(out, v);
+        }
+        List::Float(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_f32s(out, v);
+        }
+        List::Double(v) => {
+            seq_len::<F>(out, v.len())?;
+            F::w_f64s(out, v);
+        }
+        List::ByteArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            each(v, |a| {
+                seq_len::<F>(out, a.len())?;
+                out.extend(bytes_of(a));
+                Ok(())
+            })?
+        }
+        List::String(v) => {
+            seq_len::<F>(out, v.len())?;
+            each(v, |s| write_str::<F>(out, s))?
+        }
+        List::List(v) => {
+            seq_len::<F>(out, v.len())?;
+            super::guard(depth, || each(v, |x| write_list::<F>(out, x, depth)))?
+        }
         List::Compound(v) => {
+            seq_len::<F>(out, v.len())?;
             super::guard(depth, || each(v, |x| write_compound::<F>(out, x, depth)))?
         }
-        List::IntArray(v) => each(v, |a| {
-            seq_len::<F>(out, a.len())?;
-            F::w_i32s(out, a);
-            Ok(())
-        })?,
-        List::LongArray(v) => each(v, |a| {
-            seq_len::<F>(out, a.len())?;
-            F::w_i64s(out, a);
-            Ok(())
-        })?,
+        List::IntArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            each(v, |a| {
+                seq_len::<F>(out, a.len())?;
+                F::w_i32s(out, a);
+                Ok(())
+            })?
+        }
+        List::LongArray(v) => {
+            seq_len::<F>(out, v.len())?;
+            each(v, |a| {
+                seq_len::<F>(out, a.len())?;
+                F::w_i64s(out, a);
+                Ok(())
+            })?
+        }
     }
     Ok(())
 }

@@ -1,10 +1,10 @@
 //! Allocations per parse of each sample file, printed as a table (`cargo test -p def-runtime
 //! --all-features --test alloc per_sample -- --nocapture`) and checked against the owned tree's
-//! model, counted on the sample's independent JSON dump: one allocation per non-empty list and
-//! array, per string or key longer than the 22 bytes `NbtString` keeps inline, and per compound
-//! of more than 2048 entries; the first 8 compounds of a read have vectors of their own, and the
-//! entries of the others share blocks, whose number grows with the logarithm of the entries (the
-//! first 32 entries, the next 64, …, up to 2048 a block).
+//! model, counted on the sample's independent JSON dump: one allocation per string or key longer
+//! than the 22 bytes `NbtString` keeps inline, and per compound, list or array of more than
+//! 64 KiB; the first 8 containers of a read have vectors of their own, and the entries and
+//! elements of the others share blocks, whose number grows with the logarithm of their bytes
+//! (the first 2 KiB, the next 4, …, up to 64 KiB a block).
 #![cfg(feature = "nbt")]
 
 use crate::{counting, nbt_samples, support};
@@ -32,11 +32,20 @@ fn text(j: &Json) -> &[u16] {
     }
 }
 
-/// The entries a block holds at most.
-const MAX_BLOCK: usize = 2048;
+/// The bytes a block holds at most.
+const MAX_BLOCK: usize = 64 << 10;
+/// The bytes of a compound entry.
+const ENTRY: usize = 56;
+
+/// The bytes `n` elements of `size` take in a block, or `None` if they get a vector of their own
+/// (more than a block holds).
+fn pooled(n: usize, size: usize) -> Option<usize> {
+    let bytes = (n * size).next_multiple_of(8);
+    (bytes <= MAX_BLOCK).then_some(bytes)
+}
 
 /// The model for one dumped value (`{"type": …, "value": …}`): allocations of its own, and the
-/// entries of its compounds that go to blocks.
+/// bytes of its compounds and lists of numbers that go to blocks.
 fn model(j: &Json) -> (usize, usize) {
     let ty: String = j.get("type").and_then(Json::as_str).unwrap_or_default();
     let value = j.get("value");
@@ -50,50 +59,67 @@ fn model(j: &Json) -> (usize, usize) {
                 let (a, e) = model(v);
                 (a + long(k), e)
             }));
-            if m.len() > MAX_BLOCK {
-                (a + 1, e)
-            } else {
-                (a, e + m.len())
+            match pooled(m.len(), ENTRY) {
+                Some(b) => (a, e + b),
+                None => (a + 1, e),
             }
         }
-        ("list", Some(Json::Array(v))) => {
-            let (a, e) = sum(&mut v.iter().map(model));
-            (a + usize::from(!v.is_empty()) + regrowths(v), e)
-        }
-        ("byte_array" | "int_array" | "long_array", Some(Json::Array(v))) => {
-            (usize::from(!v.is_empty()), 0)
-        }
+        ("list", Some(Json::Array(v))) => match number_size(v.first()) {
+            Some(size) => numbers(v.len(), size),
+            None => {
+                let (a, e) = sum(&mut v.iter().map(model));
+                let (own, pooled) = numbers(v.len(), element_size(v.first()));
+                (a + own, e + pooled)
+            }
+        },
+        ("byte_array", Some(Json::Array(v))) => numbers(v.len(), 1),
+        ("int_array", Some(Json::Array(v))) => numbers(v.len(), 4),
+        ("long_array", Some(Json::Array(v))) => numbers(v.len(), 8),
         ("string", Some(s)) => (long(text(s)), 0),
         _ => (0, 0),
     }
 }
 
-/// The times a list's vector grows on the way to its length: lists of numbers are read in one
-/// piece, lists of other elements start at 8 and double (their declared length is not trusted).
-fn regrowths(v: &[Json]) -> usize {
-    let ty: String = v
-        .first()
-        .and_then(|e| e.get("type"))
-        .and_then(Json::as_str)
-        .unwrap_or_default();
-    let numbers = ["byte", "short", "int", "long", "float", "double"];
-    if numbers.contains(&ty.as_str()) {
-        return 0;
-    }
-    let (mut cap, mut n) = (8, 0);
-    while cap < v.len() {
-        cap *= 2;
-        n += 1;
-    }
-    n
+/// The size of a number, if the dumped value `e` (a list's first element) is one.
+fn number_size(e: Option<&Json>) -> Option<usize> {
+    let ty: String = e?.get("type").and_then(Json::as_str)?;
+    Some(match ty.as_str() {
+        "byte" => 1,
+        "short" => 2,
+        "int" | "float" => 4,
+        "long" | "double" => 8,
+        _ => return None,
+    })
 }
 
-/// The most blocks a read of `entries` pooled entries takes: rooms doubling from 32 up to
-/// [`MAX_BLOCK`], and a compound that does not fit the room left opens the next block (so at
-/// most twice the blocks that would hold the entries end to end).
-fn blocks_bound(entries: usize) -> usize {
-    let (mut room, mut held, mut n) = (32, 0, 0);
-    while held < entries {
+/// A list or array of `n` numbers of `size` bytes: in a block, or a vector of its own.
+fn numbers(n: usize, size: usize) -> (usize, usize) {
+    match (n, pooled(n, size)) {
+        (0, _) => (0, 0),
+        (_, Some(b)) => (0, b),
+        (_, None) => (1, 0),
+    }
+}
+
+/// The size in the tree of a list element that is not a number (`NbtVec`, `NbtString`, `List`,
+/// `Compound`).
+fn element_size(e: Option<&Json>) -> usize {
+    match e
+        .and_then(|e| e.get("type"))
+        .and_then(Json::as_str)
+        .as_deref()
+    {
+        Some("list") => 32,
+        _ => 24,
+    }
+}
+
+/// The most blocks a read of `bytes` pooled bytes takes: rooms doubling from 2 KiB up to
+/// [`MAX_BLOCK`], and a container that does not fit the room left opens the next block (so at
+/// most twice the blocks that would hold the bytes end to end).
+fn blocks_bound(bytes: usize) -> usize {
+    let (mut room, mut held, mut n) = (2 << 10, 0, 0);
+    while held < bytes {
         held += room;
         room = (2 * room).min(MAX_BLOCK);
         n += 1;
@@ -166,8 +192,8 @@ fn allocations_per_parse_of_each_sample() {
             borrowed.allocs,
             owned.peak / 1000
         );
-        // The reader's own on top: its scratch vector's growth (by doubling), the NbtFile, a
-        // couple per root of a multi-root file; and the first 8 compounds' vectors.
+        // The reader's own on top: its scratch vector's and piles' growth (by doubling), the
+        // NbtFile, a couple per root of a multi-root file; and the first 8 containers' vectors.
         assert!(
             owned.allocs >= want && owned.allocs <= want + blocks + 8 + 2 * roots.len() + 40,
             "{name}: {} allocations, the model says {want} and at most {blocks} blocks",

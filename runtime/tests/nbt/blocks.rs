@@ -22,7 +22,7 @@ fn compounds(tag: &mut Tag, key: &str) -> Vec<Compound> {
     let Some(Tag::List(List::Compound(v))) = tag.as_compound_mut().unwrap().remove(key) else {
         panic!("{key} is not a list of compounds");
     };
-    v
+    v.into_vec()
 }
 
 #[test]

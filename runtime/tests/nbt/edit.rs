@@ -227,11 +227,11 @@ fn list_elements_are_borrowed_and_changed_in_place() {
     assert_eq!(t.get("Names").and_then(Tag::as_int), Some(4));
     assert_eq!(List::End.get(0), None);
     // Views compare as tags do: floats by bits.
-    let nan = List::Float(vec![f32::NAN]);
+    let nan = List::Float(vec![f32::NAN].into());
     assert_eq!(nan.get(0), nan.get(0));
     assert_ne!(
-        List::Double(vec![0.0]).get(0),
-        List::Double(vec![-0.0]).get(0)
+        List::Double(vec![0.0].into()).get(0),
+        List::Double(vec![-0.0].into()).get(0)
     );
 }
 
@@ -252,7 +252,7 @@ fn compound_macro_builds_the_same_tree_as_the_builders() {
                 .with("half", "bottom"),
         )
         .with("Count", 3i8)
-        .with("Pos", List::Int(vec![1, -2, 3]));
+        .with("Pos", List::Int(vec![1, -2, 3].into()));
     assert_eq!(c, by_hand);
 }
 

@@ -30,10 +30,10 @@ fn leaf() -> impl Strategy<Value = Tag> {
         any::<i64>().prop_map(Tag::Long),
         any::<u32>().prop_map(|b| Tag::Float(f32::from_bits(b))),
         any::<u64>().prop_map(|b| Tag::Double(f64::from_bits(b))),
-        prop::collection::vec(any::<i8>(), 0..8).prop_map(Tag::ByteArray),
+        prop::collection::vec(any::<i8>(), 0..8).prop_map(|v| Tag::ByteArray(v.into())),
         nbt_string().prop_map(Tag::String),
-        prop::collection::vec(any::<i32>(), 0..8).prop_map(Tag::IntArray),
-        prop::collection::vec(any::<i64>(), 0..8).prop_map(Tag::LongArray),
+        prop::collection::vec(any::<i32>(), 0..8).prop_map(|v| Tag::IntArray(v.into())),
+        prop::collection::vec(any::<i64>(), 0..8).prop_map(|v| Tag::LongArray(v.into())),
         (0u8..=12).prop_map(|t| Tag::List(List::empty(TagType::from_id(t).unwrap()))),
     ]
 }

@@ -115,16 +115,19 @@ fn strings_booleans_and_operations() {
     assert_eq!(modern("bool( 0.5d )"), Tag::Byte(1));
     assert_eq!(
         modern("uuid(f81d4fae-7dec-11d0-a765-00a0c91e6bf6)"),
-        Tag::IntArray(vec![
-            0xf81d4fae_u32 as i32,
-            0x7dec11d0,
-            0xa76500a0_u32 as i32,
-            0xc91e6bf6_u32 as i32
-        ])
+        Tag::IntArray(
+            vec![
+                0xf81d4fae_u32 as i32,
+                0x7dec11d0,
+                0xa76500a0_u32 as i32,
+                0xc91e6bf6_u32 as i32
+            ]
+            .into()
+        )
     );
     assert_eq!(
         modern(r#"uuid("00000000-0000-0000-0000-000000000001")"#),
-        Tag::IntArray(vec![0, 0, 0, 1])
+        Tag::IntArray(vec![0, 0, 0, 1].into())
     );
     for (text, what) in [
         (
@@ -149,13 +152,16 @@ fn mixed_lists_become_what_minecraft_stores() {
     // {"": value}, and a compound that already has that shape is wrapped again.
     assert_eq!(
         modern(r#"[1, "a", {b: 3}, {"": 4b}, [5]]"#),
-        Tag::List(List::Compound(vec![
-            Compound::new().with("", 1i32),
-            Compound::new().with("", "a"),
-            Compound::new().with("b", 3i32),
-            Compound::new().with("", Compound::new().with("", 4i8)),
-            Compound::new().with("", List::Int(vec![5])),
-        ]))
+        Tag::List(List::Compound(
+            vec![
+                Compound::new().with("", 1i32),
+                Compound::new().with("", "a"),
+                Compound::new().with("b", 3i32),
+                Compound::new().with("", Compound::new().with("", 4i8)),
+                Compound::new().with("", List::Int(vec![5].into())),
+            ]
+            .into()
+        ))
     );
     // Same type: a plain typed list, as before.
     assert_eq!(modern("[1b, 2b]"), nbt!([1i8, 2i8]));
@@ -163,10 +169,13 @@ fn mixed_lists_become_what_minecraft_stores() {
     // A byte and an int differ: wrapped, not widened.
     assert_eq!(
         modern("[1b, 2]"),
-        Tag::List(List::Compound(vec![
-            Compound::new().with("", 1i8),
-            Compound::new().with("", 2i32),
-        ]))
+        Tag::List(List::Compound(
+            vec![
+                Compound::new().with("", 1i8),
+                Compound::new().with("", 2i32),
+            ]
+            .into()
+        ))
     );
     // Trailing commas.
     assert_eq!(
@@ -177,14 +186,20 @@ fn mixed_lists_become_what_minecraft_stores() {
 
 #[test]
 fn arrays_take_their_type() {
-    assert_eq!(modern("[B; 1, 2, 3]"), Tag::ByteArray(vec![1, 2, 3]));
-    assert_eq!(modern("[I; 1b, 2s, 3]"), Tag::IntArray(vec![1, 2, 3]));
+    assert_eq!(modern("[B; 1, 2, 3]"), Tag::ByteArray(vec![1, 2, 3].into()));
+    assert_eq!(
+        modern("[I; 1b, 2s, 3]"),
+        Tag::IntArray(vec![1, 2, 3].into())
+    );
     assert_eq!(
         modern("[L; 1b, 0xFF, -3L, true]"),
-        Tag::LongArray(vec![1, 255, -3, 1])
+        Tag::LongArray(vec![1, 255, -3, 1].into())
     );
-    assert_eq!(modern("[B; 0xFFub, 255ub,]"), Tag::ByteArray(vec![-1, -1]));
-    assert_eq!(modern("[I;]"), Tag::IntArray(vec![]));
+    assert_eq!(
+        modern("[B; 0xFFub, 255ub,]"),
+        Tag::ByteArray(vec![-1, -1].into())
+    );
+    assert_eq!(modern("[I;]"), Tag::IntArray(vec![].into()));
     for (text, what) in [
         ("[B; 1s]", "wider type"),
         ("[I; 1L]", "wider type"),
@@ -205,7 +220,7 @@ fn classic_snbt_is_unchanged() {
         assert_eq!(classic(word), Tag::from(word), "{word}");
     }
     assert_eq!(classic("1.5"), Tag::Double(1.5));
-    assert_eq!(classic("[B;1b,2b]"), Tag::ByteArray(vec![1, 2]));
+    assert_eq!(classic("[B;1b,2b]"), Tag::ByteArray(vec![1, 2].into()));
     assert!(snbt::parse("[1, \"a\"]").is_err(), "no mixed lists");
     assert!(snbt::parse("bool(1)").is_err());
     assert!(snbt::parse("[1,]").is_err(), "no trailing comma");
