@@ -349,8 +349,8 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     /// Adds `bytes` to the tree's estimated memory, before they are allocated: the heap bytes
     /// of a string (its length), of an array or a list (its block when it opens, or its exact
     /// vector), of a compound's entries (likewise, [`ENTRY`] each) and of the reader's scratch
-    /// vector and piles when they grow. The tags themselves live inside those, so every byte the tree
-    /// holds is counted; the allocator's own overhead per block is not.
+    /// vector and piles when they grow. The tags themselves live inside those, so every byte
+    /// the tree holds is counted; the allocator's own overhead per allocation is not.
     #[inline(always)]
     fn charge(&mut self, bytes: usize) -> Result<(), Fail> {
         let b = &mut *self.budget;
