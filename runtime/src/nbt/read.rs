@@ -10,7 +10,7 @@ use super::block::Blocks;
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect, i8s};
 use super::mutf8;
-use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, Tag, TagType};
+use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, POOLED_STRING_MAX, Tag, TagType};
 use super::vec::NbtVec;
 use std::mem::MaybeUninit;
 
@@ -422,7 +422,23 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     fn string(&mut self) -> Result<NbtString, Fail> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
         if b.len() > INLINE {
-            self.charge(b.len())?;
+            let n = b.len();
+            if n <= POOLED_STRING_MAX && self.budget.blocks.takes::<u8>(n) {
+                let rest = self.c.remaining();
+                if let Some(bytes) = self.budget.blocks.new_block_bytes::<u8>(n, rest) {
+                    self.charge(bytes)?;
+                }
+                let copy = |d: &mut [MaybeUninit<u8>]| {
+                    for (d, &x) in d.iter_mut().zip(b.iter()) {
+                        *d = MaybeUninit::new(x);
+                    }
+                    Ok::<(), std::convert::Infallible>(())
+                };
+                // SAFETY: `copy` writes all `n` places (`b` is `n` bytes long).
+                let Ok(p) = unsafe { self.budget.blocks.fill(n, rest, copy) };
+                return Ok(NbtString::pooled(p));
+            }
+            self.charge(n)?;
             return Ok(NbtString::from_mutf8(b));
         }
         // A short string (most keys) takes the fixed-size window of input that starts with it

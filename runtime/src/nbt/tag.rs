@@ -115,16 +115,41 @@ impl fmt::Display for TagType {
 /// Keeping the bytes makes strings that are not valid Unicode (lone surrogates) lossless, and
 /// makes reading cheap (no decoding). Bedrock's UTF-8 strings are converted to this form on read
 /// and back on write; for ASCII the two are the same bytes. Strings of up to 22 bytes (most keys
-/// and many values) are stored inline, without a heap allocation.
+/// and many values) are stored inline, without a heap allocation; longer ones the reader builds
+/// (up to 1 KiB) lie in the blocks their read shares with the tree's containers. A string taken
+/// out of its tree by value keeps its block's memory (up to 64 KiB) until it is dropped;
+/// [`clone`](Clone::clone) makes a copy of its own (keep clones, or `String`s, of strings you
+/// collect from many trees).
 #[derive(Clone)]
 pub struct NbtString(Repr);
 
 pub(crate) const INLINE: usize = 22;
 
-#[derive(Clone)]
+/// The longest string the reader puts in a block; a longer one gets an allocation of its own.
+pub(crate) const POOLED_STRING_MAX: usize = 1 << 10;
+
 enum Repr {
-    Inline { len: u8, buf: [u8; INLINE] },
+    Inline {
+        len: u8,
+        buf: [u8; INLINE],
+    },
     Heap(Box<[u8]>),
+    /// Bytes in a block of the read that built the string ([`super::block`]).
+    Pooled(Pooled<u8>),
+}
+
+impl Clone for Repr {
+    /// A copy that owns its bytes (inline or on the heap).
+    fn clone(&self) -> Repr {
+        match self {
+            Repr::Inline { len, buf } => Repr::Inline {
+                len: *len,
+                buf: *buf,
+            },
+            Repr::Heap(b) => Repr::Heap(b.clone()),
+            Repr::Pooled(p) => Repr::Heap(p.as_slice().into()),
+        }
+    }
 }
 
 impl Default for NbtString {
@@ -210,7 +235,14 @@ impl NbtString {
         match &self.0 {
             Repr::Inline { len, buf } => &buf[..*len as usize],
             Repr::Heap(b) => b,
+            Repr::Pooled(p) => p.as_slice(),
         }
+    }
+
+    /// A string of the reader's, whose bytes are a range of one of its blocks.
+    #[inline(always)]
+    pub(crate) fn pooled(p: Pooled<u8>) -> NbtString {
+        NbtString(Repr::Pooled(p))
     }
 
     /// The inline buffer and length of a short string (`None` if it is on the heap).
@@ -218,7 +250,7 @@ impl NbtString {
     pub(crate) fn inline_parts(&self) -> Option<(&[u8; INLINE], usize)> {
         match &self.0 {
             Repr::Inline { len, buf } => Some((buf, *len as usize)),
-            Repr::Heap(_) => None,
+            Repr::Heap(_) | Repr::Pooled(_) => None,
         }
     }
 

@@ -1,10 +1,11 @@
 //! Allocations per parse of each sample file, printed as a table (`cargo test -p def-runtime
 //! --all-features --test alloc per_sample -- --nocapture`) and checked against the owned tree's
 //! model, counted on the sample's independent JSON dump: one allocation per string or key longer
-//! than the 22 bytes `NbtString` keeps inline, and per compound, list or array of more than
-//! 64 KiB; the first 8 containers of a read have vectors of their own, and the entries and
-//! elements of the others share blocks, whose number grows with the logarithm of their bytes
-//! (the first 2 KiB, the next 4, …, up to 64 KiB a block).
+//! than 1 KiB, and per compound, list or array of more than 64 KiB; the first 8 containers and
+//! long strings of a read have allocations of their own, and the entries, elements and bytes of
+//! the others (strings over the 22 bytes `NbtString` keeps inline) share blocks, whose number
+//! grows with the logarithm of their bytes (the first 2 KiB, the next 4, …, up to 64 KiB a
+//! block).
 #![cfg(feature = "nbt")]
 
 use crate::{counting, nbt_samples, support};
@@ -49,7 +50,12 @@ fn pooled(n: usize, size: usize) -> Option<usize> {
 fn model(j: &Json) -> (usize, usize) {
     let ty: String = j.get("type").and_then(Json::as_str).unwrap_or_default();
     let value = j.get("value");
-    let long = |s: &[u16]| usize::from(mutf8_len(s) > 22);
+    // A key or string over 22 bytes: in a block up to 1 KiB, an allocation of its own above.
+    let long = |s: &[u16]| match mutf8_len(s) {
+        0..=22 => (0, 0),
+        n @ 23..=1024 => (0, n.next_multiple_of(8)),
+        _ => (1, 0),
+    };
     let sum = |it: &mut dyn Iterator<Item = (usize, usize)>| {
         it.fold((0, 0), |(a, e), (x, y)| (a + x, e + y))
     };
@@ -57,7 +63,8 @@ fn model(j: &Json) -> (usize, usize) {
         ("compound", Some(Json::Object(m))) => {
             let (a, e) = sum(&mut m.iter().map(|(k, v)| {
                 let (a, e) = model(v);
-                (a + long(k), e)
+                let (ka, ke) = long(k);
+                (a + ka, e + ke)
             }));
             match pooled(m.len(), ENTRY) {
                 Some(b) => (a, e + b),
@@ -75,7 +82,7 @@ fn model(j: &Json) -> (usize, usize) {
         ("byte_array", Some(Json::Array(v))) => numbers(v.len(), 1),
         ("int_array", Some(Json::Array(v))) => numbers(v.len(), 4),
         ("long_array", Some(Json::Array(v))) => numbers(v.len(), 8),
-        ("string", Some(s)) => (long(text(s)), 0),
+        ("string", Some(s)) => long(text(s)),
         _ => (0, 0),
     }
 }
