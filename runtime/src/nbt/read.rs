@@ -222,9 +222,8 @@ pub(crate) fn read_root_limited(
 /// are charged whole when they are opened (a power of two of bytes, so more than they hold
 /// where a read ends or a container did not fit the room left); a compound too long for a
 /// block, or among the first few containers of a read, is charged its exactly sized vector. The
-/// reader's
-/// scratch vector, where a compound's entries gather first, is charged when it grows (its whole
-/// new capacity, so a reallocation's old and new buffers are both covered).
+/// reader's scratch vector, where a compound's entries gather first, is charged when it grows
+/// ([`Reader::charge_growth`]).
 const ENTRY: usize = std::mem::size_of::<(NbtString, Tag)>();
 
 /// Minimum encoded size of one element of a type (for length checks before allocation).
@@ -361,6 +360,28 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         Ok(())
     }
 
+    /// Charges the block that `n` elements of `T` would open (nothing if they fit the current
+    /// one), and gives the bytes of input left, which the block's size depends on.
+    #[inline(always)]
+    fn charge_block<T>(&mut self, n: usize) -> Result<usize, Fail> {
+        let rest = self.c.remaining();
+        if let Some(bytes) = self.budget.blocks.new_block_bytes::<T>(n, rest) {
+            self.charge(bytes)?;
+        }
+        Ok(rest)
+    }
+
+    /// Charges the growth of a vector of `T` about to take one more element: its whole new
+    /// capacity when it is full (`len == cap`), so a reallocation's old and new buffers are
+    /// both covered.
+    #[inline(always)]
+    fn charge_growth<T>(&mut self, len: usize, cap: usize) -> Result<(), Fail> {
+        if len < cap {
+            return Ok(());
+        }
+        self.charge((2 * cap).max(4) * std::mem::size_of::<T>())
+    }
+
     #[cold]
     #[inline(never)]
     fn over_budget(&mut self) -> Fail {
@@ -424,10 +445,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         if b.len() > INLINE {
             let n = b.len();
             if n <= POOLED_STRING_MAX && self.budget.blocks.takes::<u8>(n) {
-                let rest = self.c.remaining();
-                if let Some(bytes) = self.budget.blocks.new_block_bytes::<u8>(n, rest) {
-                    self.charge(bytes)?;
-                }
+                let rest = self.charge_block::<u8>(n)?;
                 let copy = |d: &mut [MaybeUninit<u8>]| {
                     for (d, &x) in d.iter_mut().zip(b.iter()) {
                         *d = MaybeUninit::new(x);
@@ -510,10 +528,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             return Ok(NbtVec::new());
         }
         if self.budget.blocks.takes::<T>(n) {
-            let rest = self.c.remaining();
-            if let Some(bytes) = self.budget.blocks.new_block_bytes::<T>(n, rest) {
-                self.charge(bytes)?;
-            }
+            let rest = self.charge_block::<T>(n)?;
             let c = &mut *self.c;
             // SAFETY: the flavour's `fill` writes every element when it returns `Ok`.
             let r = unsafe { self.budget.blocks.fill(n, rest, |d| fill(c, d)) };
@@ -557,11 +572,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             let name = self.string()?;
             match self.payload(ty, depth) {
                 Ok(v) => {
-                    if self.scratch.len() == self.scratch.capacity() {
-                        let grown = (2 * self.scratch.capacity()).max(4);
-                        if let Err(Fail) = self.charge(grown * ENTRY) {
-                            return Err(self.at_key(name.as_mutf8()));
-                        }
+                    let (len, cap) = (self.scratch.len(), self.scratch.capacity());
+                    if let Err(Fail) = self.charge_growth::<Entry>(len, cap) {
+                        return Err(self.at_key(name.as_mutf8()));
                     }
                     // The entry's two fields are written where they belong. `push` of the tuple
                     // assembles it on the stack from the pieces the key and the value arrive
@@ -588,10 +601,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             return Ok(Compound::new());
         }
         if self.budget.blocks.takes::<Entry>(len) {
-            let rest = self.c.remaining();
-            if let Some(bytes) = self.budget.blocks.new_block_bytes::<Entry>(len, rest) {
-                self.charge(bytes)?;
-            }
+            let rest = self.charge_block::<Entry>(len)?;
             let p = self.budget.blocks.store(&mut self.scratch, start, rest);
             return Ok(Compound::pooled(p));
         }
@@ -654,12 +664,10 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             match f(self) {
                 Ok(x) => {
                     let pile = T::pile(&mut self.budget.piles);
-                    if pile.len() == pile.capacity() {
-                        let grown = (2 * pile.capacity()).max(4);
-                        if let Err(Fail) = self.charge(grown * std::mem::size_of::<T>()) {
-                            T::pile(&mut self.budget.piles).truncate(start);
-                            return Err(self.at_index(i));
-                        }
+                    let (len, cap) = (pile.len(), pile.capacity());
+                    if let Err(Fail) = self.charge_growth::<T>(len, cap) {
+                        T::pile(&mut self.budget.piles).truncate(start);
+                        return Err(self.at_index(i));
                     }
                     T::pile(&mut self.budget.piles).push(x);
                 }
@@ -673,13 +681,13 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             return Ok(NbtVec::new());
         }
         if self.budget.blocks.takes::<T>(n) {
-            let rest = self.c.remaining();
-            if let Some(bytes) = self.budget.blocks.new_block_bytes::<T>(n, rest)
-                && let Err(Fail) = self.charge(bytes)
-            {
-                T::pile(&mut self.budget.piles).truncate(start);
-                return Err(Fail);
-            }
+            let rest = match self.charge_block::<T>(n) {
+                Ok(rest) => rest,
+                Err(Fail) => {
+                    T::pile(&mut self.budget.piles).truncate(start);
+                    return Err(Fail);
+                }
+            };
             let p = self
                 .budget
                 .blocks
