@@ -1,7 +1,6 @@
 //! Whole NBT files: decompression, Bedrock's `level.dat` header, one or several roots, and
 //! trailing bytes, read with [`NbtFile::decode`] and written back with [`NbtFile::encode`].
 
-use super::block::Blocks;
 use super::compress::{self, Compression};
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{Cur, Edition};
@@ -130,12 +129,8 @@ impl NbtFile {
             owned = d.data;
             &owned
         };
-        let mut tree = TreeBudget {
-            limit: limit.saturating_sub(*used).min(opts.read.max_memory),
-            used: 0,
-            blocks: Blocks::new(),
-            piles: Default::default(),
-        };
+        let mut tree = TreeBudget::of(opts.read);
+        tree.limit = limit.saturating_sub(*used).min(opts.read.max_memory);
         let result = Self::decode_uncompressed_within(data, opts, &mut tree);
         *used = used.saturating_add(tree.used);
         match (result, decomp_err) {

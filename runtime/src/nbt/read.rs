@@ -190,6 +190,9 @@ pub(crate) struct TreeBudget {
     /// element type: each list collects here and then moves its elements into a block, or into
     /// a vector of their own. Shared by the roots of a read, like the blocks.
     pub(crate) piles: Piles,
+    /// The reader's scratch vector between roots (`Reader::scratch`), so that the roots of a
+    /// read share one as they share the piles; empty until the first root is read.
+    scratch: Vec<(NbtString, Tag)>,
 }
 
 impl TreeBudget {
@@ -200,6 +203,7 @@ impl TreeBudget {
             used: 0,
             blocks: Blocks::new(),
             piles: Piles::default(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -318,13 +322,23 @@ struct Reader<'c, 'a, F> {
     /// then moves its entries into a block ([`super::block`]; one copy of the bytes), or, if it
     /// is too long for one, into an exactly sized vector (`split_off`). The first entry is a
     /// placeholder that is never taken, so that no compound starts at 0, where `split_off` would
-    /// hand over the whole buffer instead.
+    /// hand over the whole buffer instead. Taken from the budget and given back when the reader
+    /// drops (the next root of the read uses it again).
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
     /// Estimated memory of what was built, and its limit.
     budget: &'c mut TreeBudget,
     _f: std::marker::PhantomData<F>,
+}
+
+impl<F> Drop for Reader<'_, '_, F> {
+    fn drop(&mut self) {
+        // Back to the budget for the read's next root: the placeholder alone (entries left by
+        // a failed read are dropped here).
+        self.scratch.truncate(1);
+        self.budget.scratch = std::mem::take(&mut self.scratch);
+    }
 }
 
 impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
@@ -335,8 +349,11 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             lenient: opts.lenient_utf8,
             check: opts.check_strings,
             scratch: {
-                let mut v = Vec::with_capacity(8);
-                v.push((NbtString::default(), Tag::Byte(0)));
+                let mut v = std::mem::take(&mut budget.scratch);
+                if v.is_empty() {
+                    v.reserve(8);
+                    v.push((NbtString::default(), Tag::Byte(0)));
+                }
                 v
             },
             err: None,
