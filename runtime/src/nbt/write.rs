@@ -48,35 +48,9 @@ fn write_root<F: Flavor>(nbt: &Nbt, out: &mut Vec<u8>) -> Result<()> {
     write_payload::<F>(out, &nbt.tag, 0)
 }
 
-/// Writes a compound entry's type id and name; for short names in the u16 flavours as one
-/// fixed-size block (id, length, 22-byte inline buffer) so the hot loop has no memcpy call.
-#[inline(always)]
+/// Writes a compound entry's type id and name (the compound writer's general path).
+#[inline]
 fn write_entry_head<F: Flavor>(out: &mut Vec<u8>, id: u8, name: &NbtString) -> Result<()> {
-    if let Some((buf, len)) = name.inline_parts()
-        && (F::EDITION == Edition::Java
-            || (F::EDITION == Edition::Bedrock && buf[..len].is_ascii()))
-    {
-        let lb = if F::EDITION == Edition::Java {
-            (len as u16).to_be_bytes()
-        } else {
-            (len as u16).to_le_bytes()
-        };
-        let mut block = [0u8; 3 + INLINE];
-        block[0] = id;
-        block[1] = lb[0];
-        block[2] = lb[1];
-        block[3..].copy_from_slice(buf);
-        out.reserve(block.len());
-        let at = out.len();
-        let spare = &mut out.spare_capacity_mut()[..block.len()];
-        for (d, b) in spare.iter_mut().zip(block) {
-            *d = MaybeUninit::new(b);
-        }
-        // SAFETY: `block.len()` bytes after `at` were reserved and written; `3 + len` of them
-        // become part of the vector (`len <= INLINE`).
-        unsafe { out.set_len(at + 3 + len) };
-        return Ok(());
-    }
     out.push(id);
     write_str::<F>(out, name)
 }
@@ -175,14 +149,211 @@ fn enter(depth: usize) -> Result<usize> {
     Ok(depth + 1)
 }
 
+/// The most bytes of numbers a list written on the compound writer's fast path holds
+/// (positions, motions, rotations: three doubles at most).
+const SMALL_LIST: usize = 32;
+
+/// Bytes one entry may take on the compound writer's fast path: type id, name length and a
+/// name kept inline, then a number, a string kept inline with its length, or a list of at most
+/// [`SMALL_LIST`] bytes of numbers with its element type and length.
+const ENTRY_ROOM: usize = 3 + INLINE + 5 + SMALL_LIST;
+const _: () = assert!(2 + INLINE <= 5 + SMALL_LIST);
+
+/// Writes `N` bytes at `at` of `dst`.
+#[inline(always)]
+fn put<const N: usize>(dst: &mut [MaybeUninit<u8>; ENTRY_ROOM], at: usize, bytes: [u8; N]) {
+    for (d, b) in dst[at..at + N].iter_mut().zip(bytes) {
+        *d = MaybeUninit::new(b);
+    }
+}
+
+/// The fast path's flavours: fixed-width numbers and u16 string lengths, in big-endian (Java)
+/// or little-endian (Bedrock) order.
+#[inline(always)]
+fn fixed_width<F: Flavor>() -> bool {
+    matches!(F::EDITION, Edition::Java | Edition::Bedrock)
+}
+
+/// `x`'s bytes in the flavour's order (`fixed_width::<F>()` holds).
+macro_rules! ordered {
+    ($x:expr) => {
+        if F::EDITION == Edition::Java {
+            $x.to_be_bytes()
+        } else {
+            $x.to_le_bytes()
+        }
+    };
+}
+
+/// A string kept inline that the flavour writes as it is held: any in Java, ASCII in Bedrock
+/// (whose UTF-8 differs from the held Modified UTF-8 elsewhere).
+#[inline(always)]
+fn as_held<F: Flavor>(s: &NbtString) -> Option<(&[u8; INLINE], usize)> {
+    let (buf, len) = s.inline_parts()?;
+    (F::EDITION == Edition::Java || buf[..len].is_ascii()).then_some((buf, len))
+}
+
+/// Writes an entry's type id and a name kept inline into `dst` as one fixed-size block; the
+/// bytes that count, or `None` if the name is not kept inline (or needs converting).
+#[inline(always)]
+fn small_head<F: Flavor>(
+    dst: &mut [MaybeUninit<u8>; ENTRY_ROOM],
+    id: u8,
+    name: &NbtString,
+) -> Option<usize> {
+    let (buf, len) = as_held::<F>(name)?;
+    let lb = ordered!(len as u16);
+    let mut block = [0u8; 3 + INLINE];
+    block[0] = id;
+    block[1] = lb[0];
+    block[2] = lb[1];
+    block[3..].copy_from_slice(buf);
+    put(dst, 0, block);
+    Some(3 + len)
+}
+
+/// Writes a list of numbers of at most [`SMALL_LIST`] bytes at `at` of `dst`; the end of what
+/// counts, or `None` for any other list.
+#[inline(always)]
+fn small_list<F: Flavor>(
+    dst: &mut [MaybeUninit<u8>; ENTRY_ROOM],
+    at: usize,
+    l: &List,
+) -> Option<usize> {
+    macro_rules! numbers {
+        ($v:expr, $id:expr, $width:expr, |$x:ident| $bytes:expr) => {{
+            let v: &[_] = $v;
+            if v.len() * $width > SMALL_LIST {
+                return None;
+            }
+            let n = ordered!(v.len() as i32);
+            put(dst, at, [$id, n[0], n[1], n[2], n[3]]);
+            let mut p = at + 5;
+            for $x in v {
+                put(dst, p, $bytes);
+                p += $width;
+            }
+            p
+        }};
+    }
+    Some(match l {
+        List::End => {
+            put(dst, at, [0u8; 5]);
+            at + 5
+        }
+        List::Byte(v) => numbers!(v, 1, 1, |x| [*x as u8]),
+        List::Short(v) => numbers!(v, 2, 2, |x| ordered!(*x)),
+        List::Int(v) => numbers!(v, 3, 4, |x| ordered!(*x)),
+        List::Long(v) => numbers!(v, 4, 8, |x| ordered!(*x)),
+        List::Float(v) => numbers!(v, 5, 4, |x| ordered!(x.to_bits())),
+        List::Double(v) => numbers!(v, 6, 8, |x| ordered!(x.to_bits())),
+        _ => return None,
+    })
+}
+
+/// Writes a number, a string kept inline or a short list of numbers at `at` of `dst`, as the
+/// value of an entry of a compound at `depth`; the end of what counts, or `None` for any
+/// other value.
+#[inline(always)]
+fn small_payload<F: Flavor>(
+    dst: &mut [MaybeUninit<u8>; ENTRY_ROOM],
+    at: usize,
+    v: &Tag,
+    depth: usize,
+) -> Option<usize> {
+    Some(match v {
+        Tag::Byte(x) => {
+            put(dst, at, [*x as u8]);
+            at + 1
+        }
+        Tag::Short(x) => {
+            put(dst, at, ordered!(*x));
+            at + 2
+        }
+        Tag::Int(x) => {
+            put(dst, at, ordered!(*x));
+            at + 4
+        }
+        Tag::Long(x) => {
+            put(dst, at, ordered!(*x));
+            at + 8
+        }
+        Tag::Float(x) => {
+            put(dst, at, ordered!(x.to_bits()));
+            at + 4
+        }
+        Tag::Double(x) => {
+            put(dst, at, ordered!(x.to_bits()));
+            at + 8
+        }
+        Tag::String(s) => {
+            let (buf, len) = as_held::<F>(s)?;
+            let lb = ordered!(len as u16);
+            let mut block = [0u8; 2 + INLINE];
+            block[0] = lb[0];
+            block[1] = lb[1];
+            block[2..].copy_from_slice(buf);
+            put(dst, at, block);
+            at + 2 + len
+        }
+        // A list one level deeper than the cap is refused as `write_list` refuses it.
+        Tag::List(l) if depth < MAX_DEPTH_CAP => small_list::<F>(dst, at, l)?,
+        _ => return None,
+    })
+}
+
 fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> Result<()> {
     let depth = enter(depth)?;
+    if !fixed_width::<F>() {
+        for (k, v) in c.entries() {
+            let head = write_entry_head::<F>(out, v.tag_type().id(), k);
+            if let Err(e) = head.and_then(|_| write_payload::<F>(out, v, depth)) {
+                return Err(e.in_key(k.as_mutf8()));
+            }
+        }
+        out.push(0);
+        return Ok(());
+    }
+    // Entries of a short name and a number or short string (most of them) are written with one
+    // check for room and the length kept in a register: stored to the vector after each write,
+    // it was loaded back by the next one, a store-to-load wait or three per entry.
+    let mut len = out.len();
     for (k, v) in c.entries() {
-        let head = write_entry_head::<F>(out, v.tag_type().id(), k);
-        if let Err(e) = head.and_then(|_| write_payload::<F>(out, v, depth)) {
+        let mut head = None;
+        // Where the room left is short, the general path below reserves what the entry needs
+        // (no more: a buffer sized to the output exactly is not grown).
+        if out.capacity() - len >= ENTRY_ROOM {
+            // SAFETY: at least `ENTRY_ROOM` bytes of capacity follow `len`; `MaybeUninit`
+            // bytes may be uninitialised.
+            let dst = unsafe {
+                &mut *out
+                    .as_mut_ptr()
+                    .add(len)
+                    .cast::<[MaybeUninit<u8>; ENTRY_ROOM]>()
+            };
+            head = small_head::<F>(dst, v.tag_type().id(), k);
+            if let Some(h) = head {
+                if let Some(end) = small_payload::<F>(dst, h, v, depth) {
+                    len += end;
+                    continue;
+                }
+                len += h;
+            }
+        }
+        // SAFETY: the bytes up to `len` were written, into the room checked above.
+        unsafe { out.set_len(len) };
+        let r = match head {
+            Some(_) => write_payload::<F>(out, v, depth),
+            None => write_entry_head::<F>(out, v.tag_type().id(), k)
+                .and_then(|_| write_payload::<F>(out, v, depth)),
+        };
+        if let Err(e) = r {
             return Err(e.in_key(k.as_mutf8()));
         }
+        len = out.len();
     }
+    // SAFETY: as above.
+    unsafe { out.set_len(len) };
     out.push(0);
     Ok(())
 }

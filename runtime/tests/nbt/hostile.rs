@@ -5,8 +5,8 @@
 
 use def_runtime::nbt::borrow::{BorrowedNbt, StrRef, TagRef};
 use def_runtime::nbt::{
-    Compression, Edition, FileOptions, MAX_DEPTH_CAP, NbtError, NbtErrorKind, NbtFile, ReadOptions,
-    RootForm, compress, decode,
+    Compound, Compression, Edition, FileOptions, MAX_DEPTH_CAP, Nbt, NbtError, NbtErrorKind,
+    NbtFile, ReadOptions, RootForm, compress, decode,
 };
 
 const FLAVOURS: [Edition; 3] = [Edition::Java, Edition::Bedrock, Edition::BedrockNetwork];
@@ -552,4 +552,67 @@ fn dump_errors_name_the_root_and_the_tag_path() {
     let shown = e.to_string();
     assert!(!shown.contains(['\u{1b}', '\u{7}']), "{shown:?}");
     assert!(shown.contains(r"\u{1b}]0;t\u{7}"), "{shown:?}");
+}
+
+/// Java bytes of `compounds` nested compounds (the root one of them) whose innermost holds a
+/// list of `ints` ints: `compounds + 1` levels.
+fn compounds_around_a_list(compounds: usize, ints: i32) -> Vec<u8> {
+    let mut d = vec![10, 0, 0];
+    for _ in 1..compounds {
+        d.extend([10, 0, 1, b'c']);
+    }
+    d.extend([9, 0, 1, b'l', 3]);
+    d.extend(ints.to_be_bytes());
+    for i in 0..ints {
+        d.extend(i.to_be_bytes());
+    }
+    d.extend(std::iter::repeat_n(0u8, compounds));
+    d
+}
+
+#[test]
+fn the_writer_writes_what_the_reader_reads_at_the_depth_cap_and_refuses_one_level_more() {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(|| {
+            let o = ReadOptions::new(Edition::Java).max_depth(usize::MAX);
+            // A short list (written with the entry) and a long one (written on its own).
+            for ints in [3, 40] {
+                let data = compounds_around_a_list(MAX_DEPTH_CAP - 1, ints);
+                let nbt = decode(&data, o).expect("at the cap").0;
+                assert_eq!(nbt.encode(Edition::Java).unwrap(), data, "{ints} ints");
+                // One level deeper the reader refuses it, and so does the writer.
+                let deeper = compounds_around_a_list(MAX_DEPTH_CAP, ints);
+                assert!(matches!(
+                    decode(&deeper, o).unwrap_err().kind(),
+                    NbtErrorKind::TooDeep { .. }
+                ));
+                let wrapped = Nbt::named("", Compound::new().with("c", nbt.tag));
+                assert!(matches!(
+                    wrapped.encode(Edition::Java).unwrap_err().kind(),
+                    NbtErrorKind::Unwritable { .. }
+                ));
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+#[test]
+fn a_buffer_sized_to_the_output_is_not_grown() {
+    // Every entry of the sample written into a buffer of exactly its size: the writer's fast
+    // path needs more room than the last entries leave, and must not reserve it.
+    let Some(dir) = crate::support::shared("nbt-samples") else {
+        return;
+    };
+    let raw = std::fs::read(dir.join("simdnbt__complex_player.dat")).expect("sample");
+    let data = compress::decompress(&raw, Compression::detect(&raw), usize::MAX)
+        .unwrap()
+        .data;
+    let nbt = decode(&data, ReadOptions::new(Edition::Java)).unwrap().0;
+    let mut out = Vec::with_capacity(data.len());
+    nbt.encode_into(&mut out, Edition::Java).unwrap();
+    assert_eq!(out, data);
+    assert_eq!(out.capacity(), data.len());
 }
