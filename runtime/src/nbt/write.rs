@@ -251,6 +251,27 @@ fn small_list<F: Flavor>(
     })
 }
 
+/// Writes a string of 17 to 32 bytes (block and item ids: `minecraft:deepslate_bricks`) at `at`
+/// of `dst` as two overlapping 16-byte copies; the end of what counts, or `None` for any other
+/// length (or a Bedrock string that needs converting).
+#[inline(always)]
+fn medium_string<F: Flavor>(
+    dst: &mut [MaybeUninit<u8>; ENTRY_ROOM],
+    at: usize,
+    s: &[u8],
+) -> Option<usize> {
+    let len = s.len();
+    if !(17..=32).contains(&len) || (F::EDITION != Edition::Java && !s.is_ascii()) {
+        return None;
+    }
+    put(dst, at, ordered!(len as u16));
+    let head: [u8; 16] = s[..16].try_into().ok()?;
+    let tail: [u8; 16] = s[len - 16..].try_into().ok()?;
+    put(dst, at + 2, head);
+    put(dst, at + 2 + len - 16, tail);
+    Some(at + 2 + len)
+}
+
 /// Writes a number, a string kept inline or a short list of numbers at `at` of `dst`, as the
 /// value of an entry of a compound at `depth`; the end of what counts, or `None` for any
 /// other value.
@@ -286,16 +307,18 @@ fn small_payload<F: Flavor>(
             put(dst, at, ordered!(x.to_bits()));
             at + 8
         }
-        Tag::String(s) => {
-            let (buf, len) = as_held::<F>(s)?;
-            let lb = ordered!(len as u16);
-            let mut block = [0u8; 2 + INLINE];
-            block[0] = lb[0];
-            block[1] = lb[1];
-            block[2..].copy_from_slice(buf);
-            put(dst, at, block);
-            at + 2 + len
-        }
+        Tag::String(s) => match as_held::<F>(s) {
+            Some((buf, len)) => {
+                let lb = ordered!(len as u16);
+                let mut block = [0u8; 2 + INLINE];
+                block[0] = lb[0];
+                block[1] = lb[1];
+                block[2..].copy_from_slice(buf);
+                put(dst, at, block);
+                at + 2 + len
+            }
+            None => medium_string::<F>(dst, at, s.as_mutf8())?,
+        },
         // A list one level deeper than the cap is refused as `write_list` refuses it.
         Tag::List(l) if depth < MAX_DEPTH_CAP => small_list::<F>(dst, at, l)?,
         _ => return None,
