@@ -55,6 +55,17 @@ fn write_entry_head<F: Flavor>(out: &mut Vec<u8>, id: u8, name: &NbtString) -> R
     write_str::<F>(out, name)
 }
 
+/// `x`'s bytes in the order of flavour `F` (Java or Bedrock, [`has_fast_path`]).
+macro_rules! ordered {
+    ($x:expr) => {
+        if F::EDITION == Edition::Java {
+            $x.to_be_bytes()
+        } else {
+            $x.to_le_bytes()
+        }
+    };
+}
+
 #[inline(always)]
 fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
     // Fast path for short strings in the u16-length flavours: one fixed-size copy of the inline
@@ -63,11 +74,7 @@ fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
         && (F::EDITION == Edition::Java
             || (F::EDITION == Edition::Bedrock && buf[..len].is_ascii()))
     {
-        let lb = if F::EDITION == Edition::Java {
-            (len as u16).to_be_bytes()
-        } else {
-            (len as u16).to_le_bytes()
-        };
+        let lb = ordered!(len as u16);
         out.reserve(2 + INLINE);
         let spare = &mut out.spare_capacity_mut()[..2 + INLINE];
         spare[0] = MaybeUninit::new(lb[0]);
@@ -167,22 +174,11 @@ fn put<const N: usize>(dst: &mut [MaybeUninit<u8>; ENTRY_ROOM], at: usize, bytes
     }
 }
 
-/// The fast path's flavours: fixed-width numbers and u16 string lengths, in big-endian (Java)
-/// or little-endian (Bedrock) order.
+/// The flavours the compound writer's fast path writes: fixed-width numbers and u16 string
+/// lengths, in big-endian (Java) or little-endian (Bedrock) order.
 #[inline(always)]
-fn fixed_width<F: Flavor>() -> bool {
+fn has_fast_path<F: Flavor>() -> bool {
     matches!(F::EDITION, Edition::Java | Edition::Bedrock)
-}
-
-/// `x`'s bytes in the flavour's order (`fixed_width::<F>()` holds).
-macro_rules! ordered {
-    ($x:expr) => {
-        if F::EDITION == Edition::Java {
-            $x.to_be_bytes()
-        } else {
-            $x.to_le_bytes()
-        }
-    };
 }
 
 /// A string kept inline that the flavour writes as it is held: any in Java, ASCII in Bedrock
@@ -327,7 +323,7 @@ fn small_payload<F: Flavor>(
 
 fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> Result<()> {
     let depth = enter(depth)?;
-    if !fixed_width::<F>() {
+    if !has_fast_path::<F>() {
         for (k, v) in c.entries() {
             let head = write_entry_head::<F>(out, v.tag_type().id(), k);
             if let Err(e) = head.and_then(|_| write_payload::<F>(out, v, depth)) {
@@ -337,9 +333,10 @@ fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> R
         out.push(0);
         return Ok(());
     }
-    // Entries of a short name and a number or short string (most of them) are written with one
-    // check for room and the length kept in a register: stored to the vector after each write,
-    // it was loaded back by the next one, a store-to-load wait or three per entry.
+    // Entries of a short name and a number, a string of up to 32 bytes or a short list of
+    // numbers (most of them) are written with one check for room and the length kept in a
+    // register: stored to the vector after each write, it was loaded back by the next one, a
+    // store-to-load wait or three per entry.
     let mut len = out.len();
     for (k, v) in c.entries() {
         let mut head = None;
