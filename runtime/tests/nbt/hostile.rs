@@ -616,3 +616,79 @@ fn a_buffer_sized_to_the_output_is_not_grown() {
     assert_eq!(out, data);
     assert_eq!(out.capacity(), data.len());
 }
+
+/// A root compound of nine Java strings of `len` bytes (names `a` to `i`), string `which` with
+/// the byte `bad` at `at`; the input and the offset of that byte.
+fn nine_strings(len: usize, which: usize, at: usize, bad: &[u8]) -> (Vec<u8>, usize) {
+    let mut data = root(Edition::Java, RootForm::Named);
+    let mut offset = 0;
+    for k in 0..9 {
+        data.extend([8, 0, 1, b'a' + k as u8]);
+        data.extend((len as u16).to_be_bytes());
+        let mut s = vec![b'q'; len];
+        if k == which {
+            s[at..at + bad.len()].copy_from_slice(bad);
+            offset = data.len() + at;
+        }
+        data.extend(s);
+    }
+    data.push(0);
+    (data, offset)
+}
+
+/// Java strings longer than the inline 22 bytes, whether they go to the read's blocks or to
+/// allocations of their own (the first eight of a read, and any over 1 KiB): a malformed byte
+/// anywhere in one is reported at its offset by both readers, kept as it is when strings are not
+/// checked, and Modified UTF-8's own forms in one read back as they are.
+#[test]
+fn long_strings_are_checked_wherever_they_are_kept() {
+    let java = ReadOptions::new(Edition::Java);
+    for len in [23, 100, 1024, 1025, 20_000] {
+        for at in [0, len / 2, len - 1] {
+            for which in [0, 8] {
+                let (data, offset) = nine_strings(len, which, at, &[0xff]);
+                let (a, b) = read_both(&data, java);
+                for e in [&a, &b] {
+                    assert!(
+                        matches!(e.kind(), NbtErrorKind::InvalidString),
+                        "{len} {at} {which}: {e:?}"
+                    );
+                    assert_eq!(e.offset(), Some(offset), "{len} {at} {which}");
+                }
+                let kept = decode(&data, java.check_strings(false)).unwrap().0;
+                let key = char::from(b'a' + which as u8).to_string();
+                let s = kept.tag.as_compound().unwrap().get(&key).unwrap();
+                assert_eq!(s.as_string().unwrap().as_mutf8()[at], 0xff);
+            }
+        }
+    }
+    // NUL as C0 80 and a lone surrogate are Modified UTF-8; plain 4-byte UTF-8 only when lenient.
+    for (bad, strict_ok) in [
+        (&[0xc0u8, 0x80][..], true),
+        (&[0xed, 0xa0, 0x80], true),
+        (&[0xf0, 0x9f, 0x98, 0x80], false),
+    ] {
+        for len in [100, 2000] {
+            let (data, offset) = nine_strings(len, 8, len / 2, bad);
+            match decode(&data, java) {
+                Ok((t, _)) => {
+                    assert!(strict_ok);
+                    let s = t
+                        .tag
+                        .as_compound()
+                        .unwrap()
+                        .get("i")
+                        .unwrap()
+                        .as_string()
+                        .unwrap();
+                    assert_eq!(&s.as_mutf8()[len / 2..len / 2 + bad.len()], bad);
+                }
+                Err(e) => {
+                    assert!(!strict_ok, "{bad:x?}: {e:?}");
+                    assert_eq!(e.offset(), Some(offset));
+                }
+            }
+            assert!(decode(&data, java.lenient_utf8(true)).is_ok());
+        }
+    }
+}
