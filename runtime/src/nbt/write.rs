@@ -70,9 +70,8 @@ macro_rules! ordered {
 fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
     // Fast path for short strings in the u16-length flavours: one fixed-size copy of the inline
     // buffer instead of a length-dependent memcpy call (names are mostly short).
-    if let Some((buf, len)) = s.inline_parts()
-        && (F::EDITION == Edition::Java
-            || (F::EDITION == Edition::Bedrock && buf[..len].is_ascii()))
+    if has_fast_path::<F>()
+        && let Some((buf, len)) = as_held::<F>(s)
     {
         let lb = ordered!(len as u16);
         out.reserve(2 + INLINE);
