@@ -70,16 +70,11 @@ macro_rules! ordered {
 fn write_str<F: Flavor>(out: &mut Vec<u8>, s: &NbtString) -> Result<()> {
     // Fast path for short strings in the u16-length flavours: one fixed-size copy of the inline
     // buffer instead of a length-dependent memcpy call (names are mostly short).
-    if has_fast_path::<F>()
-        && let Some((buf, len)) = as_held::<F>(s)
-    {
-        let lb = ordered!(len as u16);
+    if let Some((buf, len)) = as_held::<F>(s) {
         out.reserve(2 + INLINE);
         let spare = &mut out.spare_capacity_mut()[..2 + INLINE];
-        spare[0] = MaybeUninit::new(lb[0]);
-        spare[1] = MaybeUninit::new(lb[1]);
-        for k in 0..INLINE {
-            spare[2 + k] = MaybeUninit::new(buf[k]);
+        for (d, b) in spare.iter_mut().zip(held_block::<F>(buf, len)) {
+            *d = MaybeUninit::new(b);
         }
         let at = out.len();
         // SAFETY: 2 + INLINE bytes after `at` were reserved and written above; `len <= INLINE`,
@@ -180,12 +175,28 @@ fn has_fast_path<F: Flavor>() -> bool {
     matches!(F::EDITION, Edition::Java | Edition::Bedrock)
 }
 
-/// A string kept inline that the flavour writes as it is held: any in Java, ASCII in Bedrock
-/// (whose UTF-8 differs from the held Modified UTF-8 elsewhere).
+/// A string kept inline that the flavour writes as it is held, after a u16 length: any in
+/// Java, ASCII in Bedrock (whose UTF-8 differs from the held Modified UTF-8 elsewhere), none in
+/// Bedrock's network flavour (varint lengths).
 #[inline(always)]
 fn as_held<F: Flavor>(s: &NbtString) -> Option<(&[u8; INLINE], usize)> {
+    if !has_fast_path::<F>() {
+        return None;
+    }
     let (buf, len) = s.inline_parts()?;
     (F::EDITION == Edition::Java || buf[..len].is_ascii()).then_some((buf, len))
+}
+
+/// A string kept inline as it goes out ([`as_held`]): its length in the flavour's order, then
+/// the whole inline buffer, of which the writer counts `2 + len` bytes.
+#[inline(always)]
+fn held_block<F: Flavor>(buf: &[u8; INLINE], len: usize) -> [u8; 2 + INLINE] {
+    let lb = ordered!(len as u16);
+    let mut block = [0u8; 2 + INLINE];
+    block[0] = lb[0];
+    block[1] = lb[1];
+    block[2..].copy_from_slice(buf);
+    block
 }
 
 /// Writes an entry's type id and a name kept inline into `dst` as one fixed-size block; the
@@ -197,12 +208,9 @@ fn small_head<F: Flavor>(
     name: &NbtString,
 ) -> Option<usize> {
     let (buf, len) = as_held::<F>(name)?;
-    let lb = ordered!(len as u16);
     let mut block = [0u8; 3 + INLINE];
     block[0] = id;
-    block[1] = lb[0];
-    block[2] = lb[1];
-    block[3..].copy_from_slice(buf);
+    block[1..].copy_from_slice(&held_block::<F>(buf, len));
     put(dst, 0, block);
     Some(3 + len)
 }
@@ -304,12 +312,7 @@ fn small_payload<F: Flavor>(
         }
         Tag::String(s) => match as_held::<F>(s) {
             Some((buf, len)) => {
-                let lb = ordered!(len as u16);
-                let mut block = [0u8; 2 + INLINE];
-                block[0] = lb[0];
-                block[1] = lb[1];
-                block[2..].copy_from_slice(buf);
-                put(dst, at, block);
+                put(dst, at, held_block::<F>(buf, len));
                 at + 2 + len
             }
             None => medium_string::<F>(dst, at, s.as_mutf8())?,
@@ -322,16 +325,6 @@ fn small_payload<F: Flavor>(
 
 fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> Result<()> {
     let depth = enter(depth)?;
-    if !has_fast_path::<F>() {
-        for (k, v) in c.entries() {
-            let head = write_entry_head::<F>(out, v.tag_type().id(), k);
-            if let Err(e) = head.and_then(|_| write_payload::<F>(out, v, depth)) {
-                return Err(e.in_key(k.as_mutf8()));
-            }
-        }
-        out.push(0);
-        return Ok(());
-    }
     // Entries of a short name and a number, a string of up to 32 bytes or a short list of
     // numbers (most of them) are written with one check for room and the length kept in a
     // register: stored to the vector after each write, it was loaded back by the next one, a
@@ -340,8 +333,9 @@ fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> R
     for (k, v) in c.entries() {
         let mut head = None;
         // Where the room left is short, the general path below reserves what the entry needs
-        // (no more: a buffer sized to the output exactly is not grown).
-        if out.capacity() - len >= ENTRY_ROOM {
+        // (no more: a buffer sized to the output exactly is not grown). Bedrock's network
+        // flavour (varints) always takes it.
+        if has_fast_path::<F>() && out.capacity() - len >= ENTRY_ROOM {
             // SAFETY: at least `ENTRY_ROOM` bytes of capacity follow `len`; `MaybeUninit`
             // bytes may be uninitialised.
             let dst = unsafe {
