@@ -327,7 +327,7 @@ fn write_compound<F: Flavor>(out: &mut Vec<u8>, c: &Compound, depth: usize) -> R
     let depth = enter(depth)?;
     // Entries of a short name and a number, a string of up to 32 bytes or a short list of
     // numbers (most of them) are written with one check for room and the length kept in a
-    // register: stored to the vector after each write, it was loaded back by the next one, a
+    // register: stored to the vector after each write, it would be loaded back by the next one, a
     // store-to-load wait or three per entry.
     let mut len = out.len();
     for (k, v) in c.entries() {
