@@ -19,9 +19,19 @@ impl Angle {
         self.0 as f64 * ANGLE_TO_RADIANS
     }
 
-    /// From radians, as the reference writes it: truncated toward zero, wrapped to 16 bits.
+    /// From radians, as the reference writes it: truncated toward zero, wrapped to 16 bits;
+    /// except that the radians of an angle ([`Angle::radians`]) always give that angle back.
+    /// The reference's truncation loses a unit on eight of the 65,536 angles (±10,719, ±20,893,
+    /// ±20,981, ±21,438), whose radians multiply back to just under the whole number; those
+    /// radians are exactly the next angle out's, and that angle is what they are written as.
     pub fn from_radians(rad: f64) -> Angle {
-        Angle(js_to_int32(rad * RADIANS_TO_ANGLE) as i16)
+        let truncated = js_to_int32(rad * RADIANS_TO_ANGLE) as i16;
+        let next_out = truncated.wrapping_add(if rad < 0.0 { -1 } else { 1 });
+        if Angle(next_out).radians() == rad {
+            Angle(next_out)
+        } else {
+            Angle(truncated)
+        }
     }
 }
 
@@ -261,6 +271,24 @@ impl Customize {
 #[cfg(test)]
 mod tests {
     use alloc::vec;
+
+    /// Every angle's radians give the angle back; the reference's plain truncation does so for
+    /// all but the eight angles `from_radians` names (counted here from the two factors alone).
+    #[test]
+    fn every_angle_survives_its_radians() {
+        let mut lossy = vec![];
+        for raw in i16::MIN..=i16::MAX {
+            let rad = super::Angle(raw).radians();
+            assert_eq!(super::Angle::from_radians(rad).0, raw, "{raw}");
+            if super::js_to_int32(rad * super::RADIANS_TO_ANGLE) as i16 != raw {
+                lossy.push(raw);
+            }
+        }
+        assert_eq!(
+            lossy,
+            [-21438, -20981, -20893, -10719, 10719, 20893, 20981, 21438]
+        );
+    }
 
     /// The bit-level `ToInt32` against the definition (truncate, then the Euclidean remainder
     /// modulo 2^32), on values around every power of two, at the wrap points, and random bits.
