@@ -61,9 +61,10 @@ const FIRST: usize = 2 << 10;
 const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as usize + 1;
 /// The bytes of freed blocks a thread keeps for its next read.
 const SPARE_MAX: usize = 16 << 20;
-/// The containers of a read that get vectors of their own before the rest go to blocks: a
-/// block's fixed costs (taking it, counting its ranges atomically as they drop) are more than a
-/// few small allocations.
+/// The containers of a read that get vectors of their own before the rest go to blocks, on a
+/// thread without spare blocks: allocating a block and counting its ranges atomically as they
+/// drop cost more than a few small allocations. A read on a thread with spare blocks takes
+/// blocks from its first container.
 const UNPOOLED: u8 = 8;
 /// The most bytes of a block one byte of input can fill: a compound entry (56 bytes) takes at
 /// least 3 bytes on the wire (type id, name length, a one-byte payload); a list or array of
@@ -310,15 +311,20 @@ impl Blocks {
             cur: None,
             used: 0,
             cap: 0,
-            unpooled: UNPOOLED,
+            // With kept blocks, a block costs no allocation either.
+            unpooled: if SPARE.try_with(|s| s.bytes.get() > 0).unwrap_or(false) {
+                0
+            } else {
+                UNPOOLED
+            },
             filled: 0,
             rest_at_first: 0,
         }
     }
 
     /// Whether a container of `n` elements of `T` goes to a block: not the first [`UNPOOLED`] of
-    /// a read (a document of a few containers is read faster without a block), nor one longer
-    /// than [`MAX_POOLED`] bytes.
+    /// a read on a thread without spare blocks (a document of a few containers is read faster
+    /// without a block), nor one longer than [`MAX_POOLED`] bytes.
     #[inline(always)]
     pub(crate) fn takes<T>(&mut self, n: usize) -> bool {
         if n > MAX_POOLED / std::mem::size_of::<T>() {

@@ -12,6 +12,7 @@ use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlav
 use super::mutf8;
 use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, POOLED_STRING_MAX, Tag, TagType};
 use super::vec::NbtVec;
+use std::cell::Cell;
 use std::mem::MaybeUninit;
 
 /// Minecraft's nesting limit (NbtAccounter): lists and compounds, the root included.
@@ -188,7 +189,8 @@ pub(crate) struct TreeBudget {
     pub blocks: Blocks,
     /// Elements of the lists of containers and strings being read, innermost last, one pile per
     /// element type: each list collects here and then moves its elements into a block, or into
-    /// a vector of their own. Shared by the roots of a read, like the blocks.
+    /// a vector of their own. Shared by the roots of a read, like the blocks, and kept by the
+    /// thread for its next read ([`Kept`]).
     pub(crate) piles: Piles,
     /// The reader's scratch vector between roots (`Reader::scratch`), so that the roots of a
     /// read share one as they share the piles; empty until the first root is read.
@@ -196,16 +198,82 @@ pub(crate) struct TreeBudget {
 }
 
 impl TreeBudget {
-    /// The budget of one read with `opts` ([`ReadOptions::max_memory`]).
+    /// The budget of one read with `opts` ([`ReadOptions::max_memory`]), with the working
+    /// vectors the thread's previous read left ([`Kept`]).
     pub(crate) fn of(opts: ReadOptions) -> TreeBudget {
+        let kept = KEPT.try_with(Cell::take).unwrap_or_default();
         TreeBudget {
             limit: opts.max_memory,
             used: 0,
             blocks: Blocks::new(),
-            piles: Piles::default(),
-            scratch: Vec::new(),
+            piles: kept.piles,
+            scratch: kept.scratch,
         }
     }
+}
+
+impl Drop for TreeBudget {
+    fn drop(&mut self) {
+        let mut kept = Kept {
+            scratch: std::mem::take(&mut self.scratch),
+            piles: std::mem::take(&mut self.piles),
+        };
+        // Entries and elements left by a failed read are dropped here; the placeholder entry
+        // at the start of the scratch vector stays (`Reader::new`).
+        kept.scratch.truncate(1);
+        kept.piles.clear();
+        if kept.bytes() <= KEPT_MAX {
+            // A thread that is exiting keeps nothing: the vectors drop with `kept`.
+            let _ = KEPT.try_with(|k| k.set(kept));
+        }
+    }
+}
+
+/// The most bytes of working vectors a thread keeps between reads ([`Kept`]).
+const KEPT_MAX: usize = 1 << 20;
+
+/// The reader's working vectors (the scratch vector and the piles), empty, kept by a thread
+/// between reads up to [`KEPT_MAX`] bytes of capacity, so that a thread reading one document
+/// after another (chunks, packets) does not grow them again by doubling on every read. Like the
+/// spare blocks ([`super::block`]), this memory is the thread's, outside any tree's budget: a
+/// read charges the vectors only when they grow past what was kept.
+#[derive(Default)]
+struct Kept {
+    scratch: Vec<(NbtString, Tag)>,
+    piles: Piles,
+}
+
+impl Kept {
+    /// Bytes of the vectors' capacity.
+    fn bytes(&self) -> usize {
+        fn cap<T>(v: &Vec<T>) -> usize {
+            v.capacity() * std::mem::size_of::<T>()
+        }
+        let p = &self.piles;
+        cap(&self.scratch)
+            + cap(&p.byte_arrays)
+            + cap(&p.strings)
+            + cap(&p.lists)
+            + cap(&p.compounds)
+            + cap(&p.int_arrays)
+            + cap(&p.long_arrays)
+    }
+}
+
+thread_local! {
+    static KEPT: Cell<Kept> = const {
+        Cell::new(Kept {
+            scratch: Vec::new(),
+            piles: Piles {
+                byte_arrays: Vec::new(),
+                strings: Vec::new(),
+                lists: Vec::new(),
+                compounds: Vec::new(),
+                int_arrays: Vec::new(),
+                long_arrays: Vec::new(),
+            },
+        })
+    };
 }
 
 /// Reads one root within `budget`, adding the tree's estimated memory to `budget.used` (also
@@ -323,7 +391,7 @@ struct Reader<'c, 'a, F> {
     /// is too long for one, into an exactly sized vector (`split_off`). The first entry is a
     /// placeholder that is never taken, so that no compound starts at 0, where `split_off` would
     /// hand over the whole buffer instead. Taken from the budget and given back when the reader
-    /// drops (the next root of the read uses it again).
+    /// drops (the next root of the read uses it again, and the thread's next read: [`Kept`]).
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
@@ -711,13 +779,16 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 .store(T::pile(&mut self.budget.piles), start, rest);
             return Ok(NbtVec::pooled(p));
         }
+        // An exactly sized vector; the pile keeps its capacity for the lists still to be read
+        // and for the thread's next read ([`Kept`]).
         let pile = T::pile(&mut self.budget.piles);
-        // The outermost list takes the pile's buffer as it is (a list too long for a block is
-        // seldom inside another).
         Ok(NbtVec::from(if start == 0 {
-            std::mem::take(pile)
+            // `split_off(0)` would hand over the pile's buffer, capacity and all.
+            let mut v = Vec::with_capacity(pile.len());
+            v.append(pile);
+            v
         } else {
-            pile.drain(start..).collect::<Vec<T>>()
+            pile.split_off(start)
         }))
     }
 }
@@ -731,6 +802,18 @@ pub(crate) struct Piles {
     compounds: Vec<Compound>,
     int_arrays: Vec<NbtVec<i32>>,
     long_arrays: Vec<NbtVec<i64>>,
+}
+
+impl Piles {
+    /// Drops every element, keeping the capacity.
+    fn clear(&mut self) {
+        self.byte_arrays.clear();
+        self.strings.clear();
+        self.lists.clear();
+        self.compounds.clear();
+        self.int_arrays.clear();
+        self.long_arrays.clear();
+    }
 }
 
 /// An element type of lists read onto a pile.

@@ -286,3 +286,44 @@ fn a_region_chunk_near_its_limit_holds_its_bytes_and_its_tree() {
         "peak {peak}, {held} bytes held"
     );
 }
+
+/// A Java document: a root compound holding one list of `n` empty compounds.
+fn list_of_compounds(n: usize) -> Vec<u8> {
+    let mut v = vec![10, 0, 0, 9, 0, 1, b'l', 10];
+    v.extend_from_slice(&(n as i32).to_be_bytes());
+    v.resize(v.len() + n, 0);
+    v.push(0);
+    v
+}
+
+/// What a thread keeps between reads is bounded: up to 16 MiB of freed blocks and one block
+/// whose references wait to be taken off (`block.rs`), and up to 1 MiB of the reader's working
+/// vectors (`read.rs`, `KEPT_MAX`). A pile of 1 Mi compounds (24 MiB) is not kept; a pile of
+/// 16 Ki (384 KiB) is, and the next read of that document allocates only its tree's one vector
+/// over 64 KiB.
+#[test]
+fn a_thread_keeps_a_bounded_amount_between_reads() {
+    let _g = serial();
+    let large = list_of_compounds(1 << 20);
+    let small = list_of_compounds(16 << 10);
+    let o = ReadOptions::new(Edition::Java);
+    let (kept, later) = std::thread::scope(|s| {
+        s.spawn(|| {
+            let kept = counting::left(|| {
+                for data in [&large, &small, &large] {
+                    drop(decode(data, o).unwrap());
+                }
+            });
+            drop(decode(&small, o).unwrap());
+            let later = counting::measure(|| drop(decode(&small, o).unwrap()));
+            (kept, later)
+        })
+        .join()
+        .unwrap()
+    });
+    assert!(
+        kept <= (16 << 20) + (1 << 20) + (64 << 10),
+        "{kept} bytes kept by the thread"
+    );
+    assert!(later.allocs <= 2, "{} allocations", later.allocs);
+}
