@@ -63,8 +63,8 @@ const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as
 const SPARE_MAX: usize = 16 << 20;
 /// The containers of a read that get vectors of their own before the rest go to blocks, on a
 /// thread without spare blocks: allocating a block and counting its ranges atomically as they
-/// drop cost more than a few small allocations. A read on a thread with spare blocks takes
-/// blocks from its first container.
+/// drop cost more than a few small allocations. A read of 1 KiB or more on a thread with spare
+/// blocks takes blocks from its first container.
 const UNPOOLED: u8 = 8;
 /// The most bytes of a block one byte of input can fill: a compound entry (56 bytes) takes at
 /// least 3 bytes on the wire (type id, name length, a one-byte payload); a list or array of
@@ -101,6 +101,8 @@ struct Spare {
 }
 
 thread_local! {
+    // No destructor of its own, so reaching it is an address and no check of the thread's
+    // state: it is reached on every drop of a range. `EXIT` frees what it holds.
     static SPARE: Spare = const {
         Spare {
             heads: Cell::new([None; CLASSES]),
@@ -108,6 +110,36 @@ thread_local! {
             pending: Cell::new(None),
         }
     };
+    static EXIT: Exit = const { Exit };
+}
+
+/// Frees the thread's spare blocks and takes its pending references off when the thread
+/// exits. Registered by the first block kept or reference deferred ([`keeps`]); once it has
+/// run, nothing more is kept or deferred.
+struct Exit;
+
+impl Drop for Exit {
+    fn drop(&mut self) {
+        SPARE.with(|s| {
+            if let Some((h, n)) = s.pending.take() {
+                // SAFETY: the `n` references were given up by this thread's drops and not yet
+                // taken off the count.
+                unsafe { give_up(h, n, None) };
+            }
+            for k in 0..CLASSES {
+                while let Some(h) = s.take(FIRST << k) {
+                    // SAFETY: a kept block, allocated with its room's layout.
+                    unsafe { dealloc(h.as_ptr().cast(), layout(FIRST << k)) };
+                }
+            }
+        });
+    }
+}
+
+/// Whether the thread may keep blocks or defer references: not once it is exiting and [`Exit`]
+/// has run (or is running).
+fn keeps() -> bool {
+    EXIT.try_with(|_| ()).is_ok()
 }
 
 fn class(cap: usize) -> usize {
@@ -126,7 +158,7 @@ impl Spare {
         // SAFETY: the block is the caller's alone.
         let cap = unsafe { h.as_ref() }.cap;
         let size = layout(cap).size();
-        if self.bytes.get() + size > SPARE_MAX {
+        if self.bytes.get() + size > SPARE_MAX || !keeps() {
             return Some(h);
         }
         let mut heads = self.heads.get();
@@ -152,22 +184,6 @@ impl Spare {
     }
 }
 
-impl Drop for Spare {
-    fn drop(&mut self) {
-        if let Some((h, n)) = self.pending.take() {
-            // SAFETY: the `n` references were given up by this thread's drops and not yet taken
-            // off the count.
-            unsafe { give_up(h, n, None) };
-        }
-        for k in 0..CLASSES {
-            while let Some(h) = self.take(FIRST << k) {
-                // SAFETY: a kept block, allocated with its room's layout.
-                unsafe { dealloc(h.as_ptr().cast(), layout(FIRST << k)) };
-            }
-        }
-    }
-}
-
 /// Drops one reference to the block; the last one frees it (to the thread's spare blocks if
 /// they have room). The count may be taken off later ([`Spare::pending`]), when this thread
 /// drops a range of another block or exits: until then the block stays allocated.
@@ -176,21 +192,23 @@ impl Drop for Spare {
 /// `h` is a live block and the caller owns one of its references.
 #[inline]
 unsafe fn release(h: NonNull<Header>) {
-    let deferred = SPARE.try_with(|s| match s.pending.get() {
+    SPARE.with(|s| match s.pending.get() {
         Some((p, n)) if p == h => s.pending.set(Some((p, n + 1))),
         before => {
-            s.pending.set(Some((h, 1)));
+            if keeps() {
+                s.pending.set(Some((h, 1)));
+            } else {
+                // A thread that is exiting keeps nothing: `Exit` has run.
+                s.pending.set(None);
+                // SAFETY: the caller's reference.
+                unsafe { give_up(h, 1, None) };
+            }
             if let Some((p, n)) = before {
                 // SAFETY: references this thread gave up and did not yet take off.
                 unsafe { give_up(p, n, Some(s)) };
             }
         }
     });
-    if deferred.is_err() {
-        // A thread that is exiting has no spare blocks any more.
-        // SAFETY: the caller's reference.
-        unsafe { give_up(h, 1, None) };
-    }
 }
 
 /// Takes `n` references off the block's count; the last ones free it, to `spare` if it has
@@ -306,13 +324,15 @@ pub(crate) struct Blocks {
 }
 
 impl Blocks {
-    pub(crate) fn new() -> Blocks {
+    /// The blocks of a read; with `reuse`, taken from the first container on if the thread has
+    /// spare blocks.
+    pub(crate) fn new(reuse: bool) -> Blocks {
         Blocks {
             cur: None,
             used: 0,
             cap: 0,
             // With kept blocks, a block costs no allocation either.
-            unpooled: if SPARE.try_with(|s| s.bytes.get() > 0).unwrap_or(false) {
+            unpooled: if reuse && SPARE.with(|s| s.bytes.get() > 0) {
                 0
             } else {
                 UNPOOLED
@@ -323,7 +343,7 @@ impl Blocks {
     }
 
     /// Whether a container of `n` elements of `T` goes to a block: not the first [`UNPOOLED`] of
-    /// a read on a thread without spare blocks (a document of a few containers is read faster
+    /// a read of under 1 KiB or on a thread without spare blocks (a document of a few containers is read faster
     /// without a block), nor one longer than [`MAX_POOLED`] bytes.
     #[inline(always)]
     pub(crate) fn takes<T>(&mut self, n: usize) -> bool {
@@ -450,7 +470,7 @@ impl Blocks {
     #[cold]
     #[inline(never)]
     fn open(&mut self, cap: usize) {
-        let spare = SPARE.try_with(|s| s.take(cap)).ok().flatten();
+        let spare = SPARE.with(|s| s.take(cap));
         let h = match spare {
             Some(h) => h,
             None => {

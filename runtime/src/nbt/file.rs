@@ -129,7 +129,7 @@ impl NbtFile {
             owned = d.data;
             &owned
         };
-        let mut tree = TreeBudget::of(opts.read);
+        let mut tree = TreeBudget::of(opts.read, data.len());
         tree.limit = limit.saturating_sub(*used).min(opts.read.max_memory);
         let result = Self::decode_uncompressed_within(data, opts, &mut tree);
         *used = used.saturating_add(tree.used);
@@ -147,7 +147,7 @@ impl NbtFile {
 
     /// Reads from already decompressed bytes.
     pub fn decode_uncompressed(data: &[u8], opts: FileOptions) -> Result<NbtFile> {
-        Self::decode_uncompressed_within(data, opts, &mut TreeBudget::of(opts.read))
+        Self::decode_uncompressed_within(data, opts, &mut TreeBudget::of(opts.read, data.len()))
     }
 
     fn decode_uncompressed_within(

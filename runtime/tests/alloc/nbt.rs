@@ -327,3 +327,33 @@ fn a_thread_keeps_a_bounded_amount_between_reads() {
     );
     assert!(later.allocs <= 2, "{} allocations", later.allocs);
 }
+
+/// A thread that exits frees what it kept (spare blocks, the block whose references it
+/// deferred, working vectors): documents read on one thread and dropped on another, both of
+/// which exit, leave nothing allocated.
+#[test]
+fn an_exiting_thread_frees_what_it_kept() {
+    let _g = serial();
+    // 2,000 compounds of one entry each: their entries and the list go to blocks.
+    let mut doc = vec![10, 0, 0, 9, 0, 1, b'l', 10];
+    doc.extend_from_slice(&2000i32.to_be_bytes());
+    for i in 0..2000 {
+        doc.extend_from_slice(&[1, 0, 1, b'b', i as u8, 0]);
+    }
+    doc.push(0);
+    let o = ReadOptions::new(Edition::Java);
+    let before = counting::live();
+    std::thread::scope(|s| {
+        let trees = s
+            .spawn(|| {
+                for _ in 0..3 {
+                    drop(decode(&doc, o).unwrap());
+                }
+                (0..3).map(|_| decode(&doc, o).unwrap()).collect::<Vec<_>>()
+            })
+            .join()
+            .unwrap();
+        s.spawn(move || drop(trees)).join().unwrap();
+    });
+    assert_eq!(counting::live(), before, "bytes left by the two threads");
+}

@@ -91,3 +91,8 @@ pub fn left(f: impl FnOnce()) -> isize {
     f();
     MINE.with(Cell::get) - before
 }
+
+/// Bytes live in the whole process now.
+pub fn live() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
