@@ -297,35 +297,46 @@ fn list_of_compounds(n: usize) -> Vec<u8> {
 }
 
 /// What a thread keeps between reads is bounded: up to 16 MiB of freed blocks and one block
-/// whose references wait to be taken off (`block.rs`), and up to 1 MiB of the reader's working
-/// vectors (`read.rs`, `KEPT_MAX`). A pile of 1 Mi compounds (24 MiB) is not kept; a pile of
-/// 16 Ki (384 KiB) is, and the next read of that document allocates only its tree's one vector
-/// over 64 KiB.
+/// whose references wait to be taken off (`block.rs`), up to 1 MiB of the reader's working
+/// vectors (`read.rs`, `KEPT_MAX`) and up to 64 KiB of a zero-copy document's tape
+/// (`borrow.rs`, `TAPE_KEPT_MAX`). A pile of 1 Mi compounds (24 MiB) and its tape (12 MiB) are
+/// not kept; a pile of 16 Ki (384 KiB) is, and the next read of that document allocates only
+/// its tree's one vector over 64 KiB; the tape of 2,000 compounds (24 kB) is, and the next
+/// zero-copy read of that document allocates nothing.
 #[test]
 fn a_thread_keeps_a_bounded_amount_between_reads() {
     let _g = serial();
     let large = list_of_compounds(1 << 20);
     let small = list_of_compounds(16 << 10);
+    let packet = list_of_compounds(2000);
     let o = ReadOptions::new(Edition::Java);
-    let (kept, later) = std::thread::scope(|s| {
+    let (kept, later, zero_copy) = std::thread::scope(|s| {
         s.spawn(|| {
             let kept = counting::left(|| {
                 for data in [&large, &small, &large] {
                     drop(decode(data, o).unwrap());
                 }
+                for data in [&packet, &large] {
+                    drop(BorrowedNbt::decode(data, o).unwrap());
+                }
             });
             drop(decode(&small, o).unwrap());
             let later = counting::measure(|| drop(decode(&small, o).unwrap()));
-            (kept, later)
+            drop(BorrowedNbt::decode(&packet, o).unwrap());
+            let zero_copy = counting::measure(|| drop(BorrowedNbt::decode(&packet, o).unwrap()));
+            (kept, later, zero_copy)
         })
         .join()
         .unwrap()
     });
+    // Of blocks, these documents fill one at most (the 2,000 compounds' list; the other lists
+    // are longer than a block), kept spare or waiting for its references to be taken off.
     assert!(
-        kept <= (16 << 20) + (1 << 20) + (64 << 10),
+        kept <= (1 << 20) + (64 << 10) + 2 * (65 << 10),
         "{kept} bytes kept by the thread"
     );
     assert!(later.allocs <= 2, "{} allocations", later.allocs);
+    assert_eq!(zero_copy.allocs, 0, "allocations of a zero-copy read");
 }
 
 /// A thread that exits frees what it kept (spare blocks, the block whose references it
