@@ -343,8 +343,8 @@ impl Blocks {
     }
 
     /// Whether a container of `n` elements of `T` goes to a block: not the first [`UNPOOLED`] of
-    /// a read of under 1 KiB or on a thread without spare blocks (a document of a few containers is read faster
-    /// without a block), nor one longer than [`MAX_POOLED`] bytes.
+    /// a read of under 1 KiB or on a thread without spare blocks (a document of a few
+    /// containers is read faster without a block), nor one longer than [`MAX_POOLED`] bytes.
     #[inline(always)]
     pub(crate) fn takes<T>(&mut self, n: usize) -> bool {
         if n > MAX_POOLED / std::mem::size_of::<T>() {

@@ -35,7 +35,7 @@ use std::cell::Cell;
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect};
 use super::mutf8;
-use super::read::{ReadOptions, RootForm, checked_len, min_size};
+use super::read::{REUSE_FROM, ReadOptions, RootForm, checked_len, min_size};
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 
 /// A compound or a list of containers: where its bytes start and end, where its subtree ends.
@@ -96,14 +96,9 @@ thread_local! {
     static TAPE: Cell<Vec<Entry>> = const { Cell::new(Vec::new()) };
 }
 
-/// Bytes of input from which a read takes the tape its thread kept, and gives it back when
-/// dropped: a smaller document's tape is a few entries, which malloc serves faster than the
-/// thread-local bookkeeping.
-const TAPE_FROM: usize = 1 << 10;
-
 impl Drop for BorrowedNbt<'_> {
     fn drop(&mut self) {
-        if self.data.len() >= TAPE_FROM
+        if self.data.len() >= REUSE_FROM
             && self.tape.capacity() * std::mem::size_of::<Entry>() <= TAPE_KEPT_MAX
         {
             let mut tape = std::mem::take(&mut self.tape);
@@ -911,7 +906,7 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
             // when it is long enough.
             tape: {
                 let n = (data.len() / 48 + 4).min(84);
-                let kept = if data.len() >= TAPE_FROM {
+                let kept = if data.len() >= REUSE_FROM {
                     TAPE.try_with(Cell::take).unwrap_or_default()
                 } else {
                     Vec::new()

@@ -222,11 +222,12 @@ impl TreeBudget {
     }
 }
 
-/// Bytes of input from which a read uses what the thread kept from earlier reads (working
-/// vectors, spare blocks from the first container on): a smaller document, of a few
-/// containers, is read faster with a few small allocations of its own than with the
-/// thread-local bookkeeping (a 33-byte document a third faster).
-const REUSE_FROM: usize = 1 << 10;
+/// Bytes of input from which a read uses what the thread kept from earlier reads (the owned
+/// reader's working vectors and spare blocks from the first container on, the zero-copy
+/// reader's tape): a smaller document, of a few containers, is read faster with a few small
+/// allocations of its own than with the thread-local bookkeeping (a 33-byte document a third
+/// faster).
+pub(crate) const REUSE_FROM: usize = 1 << 10;
 
 impl Drop for TreeBudget {
     fn drop(&mut self) {
