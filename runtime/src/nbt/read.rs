@@ -188,35 +188,28 @@ pub(crate) struct TreeBudget {
     /// Where compounds' entries and lists' elements go when they are complete
     /// ([`super::block`]); one longer than a block's largest room gets a `Vec` of its own.
     pub blocks: Blocks,
-    /// Elements of the lists of containers and strings being read, innermost last, one pile per
-    /// element type: each list collects here and then moves its elements into a block, or into
-    /// a vector of their own. Shared by the roots of a read, like the blocks, and kept by the
-    /// thread for its next read ([`Kept`]).
-    pub(crate) piles: Piles,
-    /// The reader's scratch vector between roots (`Reader::scratch`), so that the roots of a
-    /// read share one as they share the piles; empty until the first root is read.
-    scratch: Vec<(NbtString, Tag)>,
-    /// Whether the read took the thread's kept working vectors, and gives them back.
+    /// The reader's scratch vector and list piles, shared by the roots of a read like the
+    /// blocks, and taken from and given back to the thread's kept ones when `reuse` holds.
+    work: Working,
+    /// Whether the read took the thread's kept working vectors ([`KEPT`]), and gives them back.
     reuse: bool,
 }
 
 impl TreeBudget {
     /// The budget of one read with `opts` ([`ReadOptions::max_memory`]) of `input` bytes; from
     /// [`REUSE_FROM`] bytes on, with the working vectors the thread's previous read left
-    /// ([`Kept`]) and, if the thread has spare blocks, blocks from its first container.
+    /// ([`KEPT`]) and, if the thread has spare blocks, blocks from its first container.
     pub(crate) fn of(opts: ReadOptions, input: usize) -> TreeBudget {
         let reuse = input >= REUSE_FROM;
-        let kept = if reuse {
-            KEPT.try_with(Cell::take).unwrap_or_default()
-        } else {
-            Kept::default()
-        };
         TreeBudget {
             limit: opts.max_memory,
             used: 0,
             blocks: Blocks::new(reuse),
-            piles: kept.piles,
-            scratch: kept.scratch,
+            work: if reuse {
+                KEPT.try_with(Cell::take).unwrap_or_default()
+            } else {
+                Working::default()
+            },
             reuse,
         }
     }
@@ -234,36 +227,34 @@ impl Drop for TreeBudget {
         if !self.reuse {
             return;
         }
-        let mut kept = Kept {
-            scratch: std::mem::take(&mut self.scratch),
-            piles: std::mem::take(&mut self.piles),
-        };
-        // Entries and elements left by a failed read are dropped here; the placeholder entry
-        // at the start of the scratch vector stays (`Reader::new`).
-        kept.scratch.truncate(1);
-        kept.piles.clear();
-        if kept.bytes() <= KEPT_MAX {
-            // A thread that is exiting keeps nothing: the vectors drop with `kept`.
-            let _ = KEPT.try_with(|k| k.set(kept));
+        let mut work = std::mem::take(&mut self.work);
+        // The reader left the scratch vector with its placeholder entry alone (`Reader`'s
+        // drop); elements a failed read left on the piles are dropped here.
+        work.piles.clear();
+        if work.bytes() <= KEPT_MAX {
+            // A thread that is exiting keeps nothing: the vectors drop with `work`.
+            let _ = KEPT.try_with(|k| k.set(work));
         }
     }
 }
 
-/// The most bytes of working vectors a thread keeps between reads ([`Kept`]).
+/// The most bytes of working vectors a thread keeps between reads ([`KEPT`]).
 const KEPT_MAX: usize = 1 << 20;
 
-/// The reader's working vectors (the scratch vector and the piles), empty, kept by a thread
-/// between reads up to [`KEPT_MAX`] bytes of capacity, so that a thread reading one document
-/// after another (chunks, packets) does not grow them again by doubling on every read. Like the
-/// spare blocks ([`super::block`]), this memory is the thread's, outside any tree's budget: a
-/// read charges the vectors only when they grow past what was kept.
-#[derive(Default)]
-struct Kept {
+/// The reader's working vectors: where a compound's entries and a list's elements gather
+/// before they move into a block or a vector of their own.
+#[derive(Debug, Default)]
+struct Working {
+    /// Entries of the compounds being read (`Reader::scratch`, which takes it while it reads a
+    /// root); empty until the first root is read.
     scratch: Vec<(NbtString, Tag)>,
+    /// Elements of the lists of containers and strings being read, innermost last, one pile per
+    /// element type: each list collects here and then moves its elements into a block, or into
+    /// a vector of their own.
     piles: Piles,
 }
 
-impl Kept {
+impl Working {
     /// Bytes of the vectors' capacity.
     fn bytes(&self) -> usize {
         fn cap<T>(v: &Vec<T>) -> usize {
@@ -281,8 +272,13 @@ impl Kept {
 }
 
 thread_local! {
-    static KEPT: Cell<Kept> = const {
-        Cell::new(Kept {
+    /// A thread's working vectors between reads, empty, up to [`KEPT_MAX`] bytes of capacity,
+    /// so that a thread reading one document after another (chunks, packets) does not grow them
+    /// again by doubling on every read. Like the spare blocks ([`super::block`]), this memory
+    /// is the thread's, outside any tree's budget: a read charges the vectors only when they
+    /// grow past what was kept.
+    static KEPT: Cell<Working> = const {
+        Cell::new(Working {
             scratch: Vec::new(),
             piles: Piles {
                 byte_arrays: Vec::new(),
@@ -411,7 +407,7 @@ struct Reader<'c, 'a, F> {
     /// is too long for one, into an exactly sized vector (`split_off`). The first entry is a
     /// placeholder that is never taken, so that no compound starts at 0, where `split_off` would
     /// hand over the whole buffer instead. Taken from the budget and given back when the reader
-    /// drops (the next root of the read uses it again, and the thread's next read: [`Kept`]).
+    /// drops (the next root of the read uses it again, and the thread's next read: [`KEPT`]).
     scratch: Vec<(NbtString, Tag)>,
     /// The error behind a [`Fail`], its path growing as the failure unwinds.
     err: Option<NbtError>,
@@ -425,7 +421,7 @@ impl<F> Drop for Reader<'_, '_, F> {
         // Back to the budget for the read's next root: the placeholder alone (entries left by
         // a failed read are dropped here).
         self.scratch.truncate(1);
-        self.budget.scratch = std::mem::take(&mut self.scratch);
+        self.budget.work.scratch = std::mem::take(&mut self.scratch);
     }
 }
 
@@ -437,7 +433,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             lenient: opts.lenient_utf8,
             check: opts.check_strings,
             scratch: {
-                let mut v = std::mem::take(&mut budget.scratch);
+                let mut v = std::mem::take(&mut budget.work.scratch);
                 if v.is_empty() {
                     v.reserve(8);
                     v.push((NbtString::default(), Tag::Byte(0)));
@@ -764,20 +760,20 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         n: usize,
         mut f: impl FnMut(&mut Self) -> Result<T, Fail>,
     ) -> Result<NbtVec<T>, Fail> {
-        let start = T::pile(&mut self.budget.piles).len();
+        let start = T::pile(&mut self.budget.work.piles).len();
         for i in 0..n {
             match f(self) {
                 Ok(x) => {
-                    let pile = T::pile(&mut self.budget.piles);
+                    let pile = T::pile(&mut self.budget.work.piles);
                     let (len, cap) = (pile.len(), pile.capacity());
                     if let Err(Fail) = self.charge_growth::<T>(len, cap) {
-                        T::pile(&mut self.budget.piles).truncate(start);
+                        T::pile(&mut self.budget.work.piles).truncate(start);
                         return Err(self.at_index(i));
                     }
-                    T::pile(&mut self.budget.piles).push(x);
+                    T::pile(&mut self.budget.work.piles).push(x);
                 }
                 Err(Fail) => {
-                    T::pile(&mut self.budget.piles).truncate(start);
+                    T::pile(&mut self.budget.work.piles).truncate(start);
                     return Err(self.at_index(i));
                 }
             }
@@ -789,19 +785,19 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             let rest = match self.charge_block::<T>(n) {
                 Ok(rest) => rest,
                 Err(Fail) => {
-                    T::pile(&mut self.budget.piles).truncate(start);
+                    T::pile(&mut self.budget.work.piles).truncate(start);
                     return Err(Fail);
                 }
             };
             let p = self
                 .budget
                 .blocks
-                .store(T::pile(&mut self.budget.piles), start, rest);
+                .store(T::pile(&mut self.budget.work.piles), start, rest);
             return Ok(NbtVec::pooled(p));
         }
         // An exactly sized vector; the pile keeps its capacity for the lists still to be read
-        // and for the thread's next read ([`Kept`]).
-        let pile = T::pile(&mut self.budget.piles);
+        // and for the thread's next read ([`KEPT`]).
+        let pile = T::pile(&mut self.budget.work.piles);
         Ok(NbtVec::from(if start == 0 {
             // `split_off(0)` would hand over the pile's buffer, capacity and all.
             let mut v = Vec::with_capacity(pile.len());
@@ -815,7 +811,7 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
 
 /// The piles of list elements of a read, one per element type that is not a number.
 #[derive(Debug, Default)]
-pub(crate) struct Piles {
+struct Piles {
     byte_arrays: Vec<NbtVec<i8>>,
     strings: Vec<NbtString>,
     lists: Vec<List>,
