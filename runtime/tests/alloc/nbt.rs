@@ -287,11 +287,15 @@ fn a_region_chunk_near_its_limit_holds_its_bytes_and_its_tree() {
     );
 }
 
-/// A Java document: a root compound holding one list of `n` empty compounds.
-fn list_of_compounds(n: usize) -> Vec<u8> {
+/// A Java document: a root compound holding one list of `n` compounds, each of the entries
+/// `entries` (Java bytes, without the compound's end).
+fn list_of_compounds(n: usize, entries: &[u8]) -> Vec<u8> {
     let mut v = vec![10, 0, 0, 9, 0, 1, b'l', 10];
     v.extend_from_slice(&(n as i32).to_be_bytes());
-    v.resize(v.len() + n, 0);
+    for _ in 0..n {
+        v.extend_from_slice(entries);
+        v.push(0);
+    }
     v.push(0);
     v
 }
@@ -306,9 +310,9 @@ fn list_of_compounds(n: usize) -> Vec<u8> {
 #[test]
 fn a_thread_keeps_a_bounded_amount_between_reads() {
     let _g = serial();
-    let large = list_of_compounds(1 << 20);
-    let small = list_of_compounds(16 << 10);
-    let packet = list_of_compounds(2000);
+    let large = list_of_compounds(1 << 20, &[]);
+    let small = list_of_compounds(16 << 10, &[]);
+    let packet = list_of_compounds(2000, &[]);
     let o = ReadOptions::new(Edition::Java);
     let (kept, later, zero_copy) = std::thread::scope(|s| {
         s.spawn(|| {
@@ -346,12 +350,7 @@ fn a_thread_keeps_a_bounded_amount_between_reads() {
 fn an_exiting_thread_frees_what_it_kept() {
     let _g = serial();
     // 2,000 compounds of one entry each: their entries and the list go to blocks.
-    let mut doc = vec![10, 0, 0, 9, 0, 1, b'l', 10];
-    doc.extend_from_slice(&2000i32.to_be_bytes());
-    for i in 0..2000 {
-        doc.extend_from_slice(&[1, 0, 1, b'b', i as u8, 0]);
-    }
-    doc.push(0);
+    let doc = list_of_compounds(2000, &[1, 0, 1, b'b', 7]);
     let o = ReadOptions::new(Edition::Java);
     let before = counting::live();
     std::thread::scope(|s| {
