@@ -396,6 +396,34 @@ macro_rules! tri {
     };
 }
 
+/// Moves `x` to `dst` in 8-byte words, each read from `x` by a load of its own.
+///
+/// A value that reaches the stack one 8-byte field at a time and is then moved with the
+/// compiler's wider loads, which straddle those stores, waits for the stores to reach the cache
+/// (store forwarding fails) on every move: the containers of a list went so, 8 % of the owned
+/// parse of `complex_player.dat`. The loads are volatile so that they are not merged again.
+///
+/// # Safety
+/// `dst` is valid for a write of a `T` (its old value is not dropped).
+#[inline(always)]
+unsafe fn move_by_words<T>(dst: *mut T, x: T) {
+    const {
+        assert!(
+            std::mem::size_of::<T>().is_multiple_of(8) && std::mem::align_of::<T>() >= 8,
+            "a value moved by words is made of whole aligned words"
+        )
+    };
+    let x = std::mem::ManuallyDrop::new(x);
+    // Words as `MaybeUninit`: padding bytes are copied as they are, never read as integers.
+    let src = (&raw const *x).cast::<MaybeUninit<u64>>();
+    let dst = dst.cast::<MaybeUninit<u64>>();
+    for k in 0..std::mem::size_of::<T>() / 8 {
+        // SAFETY: both are `size_of::<T>()` bytes at `T`'s alignment (at least 8); `x` is not
+        // dropped, so the value is moved, not copied.
+        unsafe { dst.add(k).write(src.add(k).read_volatile()) };
+    }
+}
+
 struct Reader<'c, 'a, F> {
     c: &'c mut Cur<'a>,
     max_depth: usize,
@@ -509,6 +537,20 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         Fail
     }
 
+    /// Adds the key of the entry about to be read (at the cursor) to the path of the error
+    /// that stopped it before its key was read.
+    #[cold]
+    #[inline(never)]
+    fn key_after_failure(&mut self) -> Fail {
+        let err = self.err.take();
+        let key = read_str_bytes::<F>(self.c, true, false).map(|k| k.into_owned());
+        self.err = err;
+        match key {
+            Ok(k) => self.at_key(&k),
+            Err(_) => Fail,
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn at_index(&mut self, i: usize) -> Fail {
@@ -542,6 +584,23 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
 
     #[inline(always)]
     fn string(&mut self) -> Result<NbtString, Fail> {
+        let mut s = MaybeUninit::uninit();
+        // SAFETY: `s` is a local, valid for the write; `string_to` wrote it when it returns `Ok`.
+        unsafe {
+            self.string_to(s.as_mut_ptr())?;
+            Ok(s.assume_init())
+        }
+    }
+
+    /// Reads a string into `dst` (nothing on failure). Each way of making the string writes
+    /// straight to `dst`: a string returned by value is assembled on the stack in pieces and
+    /// read back with wider loads as it moves, which stalls store forwarding on every entry of
+    /// a compound.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of an `NbtString` (its old value is not dropped).
+    #[inline(always)]
+    unsafe fn string_to(&mut self, dst: *mut NbtString) -> Result<(), Fail> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
         if b.len() > INLINE {
             let n = b.len();
@@ -555,10 +614,14 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 };
                 // SAFETY: `copy` writes all `n` places (`b` is `n` bytes long).
                 let Ok(p) = unsafe { self.budget.blocks.fill(n, rest, copy) };
-                return Ok(NbtString::pooled(p));
+                // SAFETY: the caller's contract.
+                unsafe { dst.write(NbtString::pooled(p)) };
+                return Ok(());
             }
             self.charge(n)?;
-            return Ok(NbtString::from_mutf8(b));
+            // SAFETY: the caller's contract.
+            unsafe { dst.write(NbtString::from_mutf8(b)) };
+            return Ok(());
         }
         // A short string (most keys) takes the fixed-size window of input that starts with it
         // when the input is long enough, instead of a zeroed buffer and a copy of its length:
@@ -573,17 +636,40 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             }
             std::borrow::Cow::Owned(_) => None,
         };
-        Ok(match window {
-            Some(w) => NbtString::inline_from_window(*w, b.len()),
-            None => NbtString::from_mutf8(b),
-        })
+        // SAFETY: the caller's contract.
+        unsafe {
+            match window {
+                Some(w) => NbtString::write_inline_window(dst, w, b.len()),
+                None => dst.write(NbtString::from_mutf8(b)),
+            }
+        }
+        Ok(())
     }
 
     /// Reads a payload; `depth` is the number of containers already entered.
     #[inline(always)]
     fn payload(&mut self, ty: TagType, depth: usize) -> Result<Tag, Fail> {
+        let mut t = MaybeUninit::uninit();
+        // SAFETY: `t` is a local, valid for the write; `payload_to` wrote it when it returns
+        // `Ok`.
+        unsafe {
+            self.payload_to(ty, depth, t.as_mut_ptr())?;
+            Ok(t.assume_init())
+        }
+    }
+
+    /// Reads a payload into `dst`, each kind of value written there directly
+    /// ([`string_to`](Self::string_to) says why). On failure `dst` holds nothing or a value
+    /// that owns nothing (an empty string), which need not be dropped.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of a `Tag` (its old value is not dropped) until this returns,
+    /// through the reading of a container too: it may not point into the reader's scratch
+    /// vector, which a container's entries grow.
+    #[inline(always)]
+    unsafe fn payload_to(&mut self, ty: TagType, depth: usize, dst: *mut Tag) -> Result<(), Fail> {
         let c = &mut *self.c;
-        Ok(match ty {
+        let v = match ty {
             TagType::Byte => Tag::Byte(tri!(self, c.u8()) as i8),
             TagType::Short => Tag::Short(tri!(self, F::i16(c))),
             TagType::Int => Tag::Int(tri!(self, F::i32(c))),
@@ -591,7 +677,15 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
             TagType::Float => Tag::Float(tri!(self, F::f32(c))),
             TagType::Double => Tag::Double(tri!(self, F::f64(c))),
             TagType::ByteArray => Tag::ByteArray(self.byte_array()?),
-            TagType::String => Tag::String(self.string()?),
+            // The string is read into an empty one written first, which owns nothing if the
+            // read fails. SAFETY: the caller's contract; `dst` holds a string when it is read.
+            TagType::String => unsafe {
+                dst.write(Tag::String(NbtString::default()));
+                let Tag::String(s) = &mut *dst else {
+                    unreachable!()
+                };
+                return self.string_to(s);
+            },
             TagType::List => Tag::List(super::guard(depth, || self.list(depth))?),
             TagType::Compound => Tag::Compound(super::guard(depth, || self.compound(depth))?),
             TagType::IntArray => {
@@ -606,7 +700,10 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                 let at = c.pos;
                 return Err(self.fail(NbtError::bad_type(0, at)));
             }
-        })
+        };
+        // SAFETY: the caller's contract.
+        unsafe { dst.write(v) };
+        Ok(())
     }
 
     #[inline]
@@ -662,41 +759,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         }
     }
 
+    /// Reads a compound. Its entries are read by [`entries`](Self::entries); what makes them
+    /// a `Compound` is inlined where the compound goes, so that the value is written there
+    /// directly rather than returned through the stack (see [`string_to`](Self::string_to)).
+    #[inline(always)]
     fn compound(&mut self, depth: usize) -> Result<Compound, Fail> {
-        let depth = self.enter(depth)?;
-        let start = self.scratch.len();
-        loop {
-            let (id, ty) = self.type_id()?;
-            if id == 0 {
-                break;
-            }
-            let name = self.string()?;
-            match self.payload(ty, depth) {
-                Ok(v) => {
-                    let (len, cap) = (self.scratch.len(), self.scratch.capacity());
-                    if let Err(Fail) = self.charge_growth::<Entry>(len, cap) {
-                        return Err(self.at_key(name.as_mutf8()));
-                    }
-                    // The entry's two fields are written where they belong. `push` of the tuple
-                    // assembles it on the stack from the pieces the key and the value arrive
-                    // in, then copies it out with 16-byte loads that straddle those pieces,
-                    // which stalls store forwarding on every entry (8–16 % of the owned parse
-                    // of the samples; a function taking the two by value does the same).
-                    self.scratch.reserve(1);
-                    let len = self.scratch.len();
-                    // SAFETY: `reserve(1)` leaves room for an element at `len`. Both fields are
-                    // written through raw pointers (no reference to the uninitialised slot is
-                    // made) before `set_len` counts the element.
-                    unsafe {
-                        let slot = self.scratch.as_mut_ptr().wrapping_add(len);
-                        (&raw mut (*slot).0).write(name);
-                        (&raw mut (*slot).1).write(v);
-                        self.scratch.set_len(len + 1);
-                    }
-                }
-                Err(Fail) => return Err(self.at_key(name.as_mutf8())),
-            }
-        }
+        let start = self.entries(depth)?;
         let len = self.scratch.len() - start;
         if len == 0 {
             return Ok(Compound::new());
@@ -708,6 +776,66 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         }
         self.charge(len * ENTRY)?;
         Ok(Compound::from_entries(self.scratch.split_off(start)))
+    }
+
+    /// Reads a compound's entries onto the end of the scratch vector; where they start.
+    fn entries(&mut self, depth: usize) -> Result<usize, Fail> {
+        let depth = self.enter(depth)?;
+        let start = self.scratch.len();
+        loop {
+            let (id, ty) = self.type_id()?;
+            if id == 0 {
+                break;
+            }
+            // The entry is read into its place at the end of the scratch vector, key and value
+            // each written there as it is made: a key or value returned by value is assembled
+            // on the stack in pieces and copied out with wider loads that straddle them, which
+            // stalls store forwarding on every entry (a third of the owned parse of
+            // `complex_player.dat` on one Intel machine).
+            let (len, cap) = (self.scratch.len(), self.scratch.capacity());
+            if let Err(Fail) = self.charge_growth::<Entry>(len, cap) {
+                return Err(self.key_after_failure());
+            }
+            self.scratch.reserve(1);
+            let slot = self.scratch.as_mut_ptr().wrapping_add(len);
+            // SAFETY: `reserve(1)` left room for an element at `len`, which nothing else
+            // touches while the key is read (no reference to the uninitialised slot is made).
+            unsafe { self.string_to(&raw mut (*slot).0)? };
+            if matches!(ty, TagType::List | TagType::Compound) {
+                // A container's own entries go after this one, and may move the vector: the
+                // entry counts at once, with a placeholder value replaced when it is read.
+                // SAFETY: the key was written; the placeholder makes the element whole.
+                unsafe {
+                    (&raw mut (*slot).1).write(Tag::Byte(0));
+                    self.scratch.set_len(len + 1);
+                }
+                match self.payload(ty, depth) {
+                    // SAFETY: the placeholder owns nothing and is overwritten without a drop;
+                    // the vector holds `len + 1` elements.
+                    Ok(v) => unsafe {
+                        move_by_words(&raw mut (*self.scratch.as_mut_ptr().add(len)).1, v)
+                    },
+                    Err(Fail) => {
+                        let key = self.scratch[len].0.clone();
+                        return Err(self.at_key(key.as_mutf8()));
+                    }
+                }
+            } else {
+                // SAFETY: the slot's value is valid for a write, and a value that is not a
+                // container leaves the scratch vector alone while it is read.
+                match unsafe { self.payload_to(ty, depth, &raw mut (*slot).1) } {
+                    // SAFETY: both fields are written.
+                    Ok(()) => unsafe { self.scratch.set_len(len + 1) },
+                    Err(Fail) => {
+                        // SAFETY: the key was written and is not counted by the vector: it is
+                        // taken out (and dropped) here.
+                        let key = unsafe { (&raw const (*slot).0).read() };
+                        return Err(self.at_key(key.as_mutf8()));
+                    }
+                }
+            }
+        }
+        Ok(start)
     }
 
     fn list(&mut self, depth: usize) -> Result<List, Fail> {
@@ -770,7 +898,13 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
                         T::pile(&mut self.budget.work.piles).truncate(start);
                         return Err(self.at_index(i));
                     }
-                    T::pile(&mut self.budget.work.piles).push(x);
+                    let pile = T::pile(&mut self.budget.work.piles);
+                    pile.reserve(1);
+                    // SAFETY: `reserve(1)` left room for an element at `len`, now written.
+                    unsafe {
+                        move_by_words(pile.as_mut_ptr().add(len), x);
+                        pile.set_len(len + 1);
+                    }
                 }
                 Err(Fail) => {
                     T::pile(&mut self.budget.work.piles).truncate(start);

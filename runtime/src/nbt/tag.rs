@@ -204,18 +204,33 @@ impl NbtString {
         }
     }
 
-    /// A string of the first `len` bytes of `window` (`len <= INLINE`), kept inline. The bytes
-    /// after `len` stay in the buffer unread: equality, ordering, hashing and [`as_mutf8`]
-    /// see `len` bytes, and the writer, which copies the whole buffer, keeps `len` of them.
+    /// Writes to `dst` a string of the first `len` bytes of `window` (`len <= INLINE`), kept
+    /// inline. The bytes after `len` stay in the buffer unread: equality, ordering, hashing and
+    /// [`as_mutf8`] see `len` bytes, and the writer, which copies the whole buffer, keeps `len`
+    /// of them. The window is copied to `dst` directly: a string made on the stack and then
+    /// moved is read back with loads that straddle the stores that made it, which stalls.
+    ///
+    /// # Safety
+    /// `dst` is valid for a write of an `NbtString` (its old value is not dropped).
     ///
     /// [`as_mutf8`]: NbtString::as_mutf8
     #[inline(always)]
-    pub(crate) fn inline_from_window(window: [u8; INLINE], len: usize) -> NbtString {
+    pub(crate) unsafe fn write_inline_window(
+        dst: *mut NbtString,
+        window: &[u8; INLINE],
+        len: usize,
+    ) {
         debug_assert!(len <= INLINE);
-        NbtString(Repr::Inline {
-            len: len as u8,
-            buf: window,
-        })
+        // SAFETY: the caller's contract; the value written is read back as what it is.
+        unsafe {
+            dst.write(NbtString(Repr::Inline {
+                len: len as u8,
+                buf: [0; INLINE],
+            }));
+            if let Repr::Inline { buf, .. } = &mut (*dst).0 {
+                std::ptr::copy_nonoverlapping(window.as_ptr(), buf.as_mut_ptr(), INLINE);
+            }
+        }
     }
 
     /// Wraps MUTF-8 bytes as they are (not validated; decoding is lossy on malformed bytes).
