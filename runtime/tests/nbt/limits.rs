@@ -144,6 +144,85 @@ fn huge_declared_lengths_fail_before_allocating() {
     assert!(BorrowedNbt::decode(&data, o).is_err());
 }
 
+/// A Java named compound entry: type, name, payload.
+fn java_entry(id: u8, name: &str, payload: &[u8]) -> Vec<u8> {
+    let mut v = vec![id];
+    v.extend_from_slice(&(name.len() as u16).to_be_bytes());
+    v.extend_from_slice(name.as_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+#[test]
+fn every_way_an_entry_can_fail_names_its_key() {
+    // The reader builds an entry in place at the end of its working vector: the key first, then
+    // the value; a container's entry is counted before its own entries are read. Whichever part
+    // fails, the error names the path as written here by hand, the entries read before it are
+    // dropped, and the zero-copy reader says the same.
+    let ok = java_entry(3, "ok", &7i32.to_be_bytes());
+    let long_key = "k".repeat(40); // longer than a key kept inline
+    let long_path = format!("a.{long_key}");
+    let cases: Vec<(Vec<u8>, &str, &str)> = vec![
+        // An int cut short after the key.
+        (java_entry(3, "n", &[0, 0]), "a.n", "end of input"),
+        // A string value whose bytes are not Modified UTF-8 (a lone continuation byte).
+        (java_entry(8, "s", &[0, 1, 0x80]), "a.s", "malformed string"),
+        // A long string value cut short.
+        (java_entry(8, "t", &[0, 40, b'x']), "a.t", "end of input"),
+        // A long key before a value cut short.
+        (java_entry(6, &long_key, &[0]), &long_path, "end of input"),
+        // An entry of a compound in a compound.
+        (
+            java_entry(10, "c", &[&ok[..], &java_entry(1, "b", &[])].concat()),
+            "a.c.b",
+            "end of input",
+        ),
+        // A list element, after a container entry.
+        (
+            [
+                java_entry(10, "e", &[0]),
+                java_entry(9, "l", &[10, 0, 0, 0, 2, 0, 1]),
+            ]
+            .concat(),
+            "a.l[1]",
+            "end of input",
+        ),
+        // A key whose type byte is not a tag type.
+        ([ok.clone(), vec![13, 0, 1, b'z']].concat(), "a", "type"),
+    ];
+    for (body, path, reason) in cases {
+        let mut v = vec![10, 0, 0, 10, 0, 1, b'a'];
+        v.extend_from_slice(&ok);
+        v.extend_from_slice(&body);
+        let e = decode(&v, ReadOptions::default()).unwrap_err();
+        assert_eq!(e.path().to_string(), path, "{e}");
+        assert!(e.to_string().contains(reason), "{e}");
+        let b = BorrowedNbt::decode(&v, ReadOptions::default()).unwrap_err();
+        assert_eq!(b.to_string(), e.to_string());
+    }
+}
+
+#[test]
+fn a_memory_limit_met_between_entries_names_the_next_key() {
+    // A thread's first read collects a compound's entries in a vector of 8 places, one of them
+    // a placeholder: the 8th entry grows it, which is charged (16 places) before that entry's
+    // key is read. Ints cost nothing more, so a limit under that growth stops the read at `k7`.
+    let mut v = vec![10, 0, 0];
+    for i in 0..10 {
+        v.extend_from_slice(&java_entry(3, &format!("k{i}"), &[0, 0, 0, 1]));
+    }
+    v.push(0);
+    let o = ReadOptions::default().max_memory(512);
+    let e = std::thread::spawn(move || decode(&v, o).unwrap_err())
+        .join()
+        .unwrap();
+    assert!(
+        matches!(e.kind(), NbtErrorKind::MemoryLimit { limit: 512 }),
+        "{e}"
+    );
+    assert_eq!(e.path().to_string(), "k7", "{e}");
+}
+
 #[test]
 fn error_carries_offset_and_path() {
     // {Level:{Sections:[{},{},{},{Palette:<truncated list>}]}}
