@@ -240,9 +240,10 @@ unsafe fn give_up(h: NonNull<Header>, n: usize, spare: Option<&Spare>) {
 pub(crate) struct Pooled<T> {
     /// The first element.
     ptr: NonNull<T>,
-    /// Byte offset of the first element in its block's room (to find the block's header).
-    off: u32,
-    len: u32,
+    /// The byte offset of the first element in its block's room (to find the block's
+    /// header) in the low 32 bits, the number of elements in the high 32: one word, stored and
+    /// moved as one.
+    span: u64,
     _owns: PhantomData<T>,
 }
 
@@ -253,36 +254,47 @@ unsafe impl<T: Send> Send for Pooled<T> {}
 unsafe impl<T: Sync> Sync for Pooled<T> {}
 
 impl<T> Pooled<T> {
+    #[inline(always)]
+    fn off(&self) -> usize {
+        self.span as u32 as usize
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        (self.span >> 32) as usize
+    }
+
     fn header(&self) -> NonNull<Header> {
         // SAFETY: `ptr` is byte `off` of the room of a block whose header is `OFFSET` bytes
         // before the room.
-        unsafe { self.ptr.cast::<u8>().sub(self.off as usize + OFFSET).cast() }
+        unsafe { self.ptr.cast::<u8>().sub(self.off() + OFFSET).cast() }
     }
 
     #[inline(always)]
     pub(crate) fn as_slice(&self) -> &[T] {
         // SAFETY: the range's `len` elements are initialised and owned by `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len as usize) }
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len()) }
     }
 
     #[inline(always)]
     pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: as above, and `&mut self` is the only way to the range.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len as usize) }
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len()) }
     }
 
     /// Takes the last element out (the range stays where it is, one shorter).
     pub(crate) fn pop(&mut self) -> Option<T> {
-        self.len = self.len.checked_sub(1)?;
+        let last = self.len().checked_sub(1)?;
+        self.span -= 1 << 32;
         // SAFETY: the element at the old last index was initialised and owned by the range,
         // which no longer counts it, so it is moved out once.
-        Some(unsafe { self.ptr.add(self.len as usize).read() })
+        Some(unsafe { self.ptr.add(last).read() })
     }
 
     /// Moves the elements into a `Vec` of their own and gives the range back to its block.
     pub(crate) fn into_vec(self) -> Vec<T> {
         let me = std::mem::ManuallyDrop::new(self);
-        let len = me.len as usize;
+        let len = me.len();
         let mut v = Vec::with_capacity(len);
         // SAFETY: the elements are moved bitwise into `v`, which has room for them; `me` is
         // never dropped, so each element is owned once, by `v`. The range's reference is given
@@ -417,8 +429,7 @@ impl Blocks {
         refs.store(refs.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         let p = Pooled {
             ptr: first.cast(),
-            off: self.used as u32,
-            len: len as u32,
+            span: self.used as u32 as u64 | (len as u64) << 32,
             _owns: PhantomData,
         };
         self.used += bytes;

@@ -838,6 +838,10 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         Ok(start)
     }
 
+    /// Reads a list. Inlined where the list goes, as a compound's tail is
+    /// ([`compound`](Self::compound)): returned from a call, the list was stored in 4-byte
+    /// pieces and moved in 8-byte ones, which stalls.
+    #[inline(always)]
     fn list(&mut self, depth: usize) -> Result<List, Fail> {
         let depth = self.enter(depth)?;
         let at = self.c.pos;
