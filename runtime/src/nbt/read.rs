@@ -400,8 +400,9 @@ macro_rules! tri {
 ///
 /// A value that reaches the stack one 8-byte field at a time and is then moved with the
 /// compiler's wider loads, which straddle those stores, waits for the stores to reach the cache
-/// (store forwarding fails) on every move: the containers of a list went so, 8 % of the owned
-/// parse of `complex_player.dat`. The loads are volatile so that they are not merged again.
+/// (store forwarding fails) on every move: moving the containers of a list so is 8 % of the
+/// owned parse of `complex_player.dat`. The loads are volatile so that they are not merged
+/// again.
 ///
 /// # Safety
 /// `dst` is valid for a write of a `T` (its old value is not dropped).
@@ -839,8 +840,8 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
     }
 
     /// Reads a list. Inlined where the list goes, as a compound's tail is
-    /// ([`compound`](Self::compound)): returned from a call, the list was stored in 4-byte
-    /// pieces and moved in 8-byte ones, which stalls.
+    /// ([`compound`](Self::compound)): a list returned from a call is stored in 4-byte pieces
+    /// and moved in 8-byte ones, which stalls.
     #[inline(always)]
     fn list(&mut self, depth: usize) -> Result<List, Fail> {
         let depth = self.enter(depth)?;
