@@ -107,9 +107,15 @@ fn seq_len<F: Flavor>(out: &mut Vec<u8>, n: usize) -> Result<()> {
     }
 }
 
-#[inline]
-fn bytes_of(v: &[i8]) -> impl Iterator<Item = u8> + '_ {
-    v.iter().map(|&b| b as u8)
+/// Writes a byte array (its length, then its bytes) as one copy rather than a loop of byte
+/// moves; kept out of the compound writer, whose entries are mostly small.
+#[inline(never)]
+fn write_bytes<F: Flavor>(out: &mut Vec<u8>, v: &[i8]) -> Result<()> {
+    seq_len::<F>(out, v.len())?;
+    // SAFETY: `i8` and `u8` have the same size, alignment and valid bit patterns, so the same
+    // memory read as `u8` is `v.len()` initialised bytes, borrowed for as long as `v`.
+    out.extend_from_slice(unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), v.len()) });
+    Ok(())
 }
 
 #[inline(always)]
@@ -121,10 +127,7 @@ fn write_payload<F: Flavor>(out: &mut Vec<u8>, tag: &Tag, depth: usize) -> Resul
         Tag::Long(v) => F::w_i64(out, *v),
         Tag::Float(v) => F::w_f32(out, *v),
         Tag::Double(v) => F::w_f64(out, *v),
-        Tag::ByteArray(v) => {
-            seq_len::<F>(out, v.len())?;
-            out.extend(bytes_of(v));
-        }
+        Tag::ByteArray(v) => write_bytes::<F>(out, v)?,
         Tag::String(s) => write_str::<F>(out, s)?,
         Tag::List(l) => super::guard(depth, || write_list::<F>(out, l, depth))?,
         Tag::Compound(c) => super::guard(depth, || write_compound::<F>(out, c, depth))?,
@@ -385,10 +388,7 @@ fn write_list<F: Flavor>(out: &mut Vec<u8>, l: &List, depth: usize) -> Result<()
     // are, not a second through `List::len`).
     match l {
         List::End => seq_len::<F>(out, 0)?,
-        List::Byte(v) => {
-            seq_len::<F>(out, v.len())?;
-            out.extend(bytes_of(v));
-        }
+        List::Byte(v) => write_bytes::<F>(out, v)?,
         List::Short(v) => {
             seq_len::<F>(out, v.len())?;
             F::w_i16s(out, v);
@@ -411,11 +411,7 @@ fn write_list<F: Flavor>(out: &mut Vec<u8>, l: &List, depth: usize) -> Result<()
         }
         List::ByteArray(v) => {
             seq_len::<F>(out, v.len())?;
-            each(v, |a| {
-                seq_len::<F>(out, a.len())?;
-                out.extend(bytes_of(a));
-                Ok(())
-            })?
+            each(v, |a| write_bytes::<F>(out, a))?
         }
         List::String(v) => {
             seq_len::<F>(out, v.len())?;
