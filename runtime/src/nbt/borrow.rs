@@ -1038,6 +1038,7 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
         }
     }
 
+    #[inline(always)]
     fn root(&mut self, form: RootForm) -> Option<Root> {
         let ty = TagType::from_id(self.u8()?).filter(|&t| t != TagType::End)?;
         let name = match form {
