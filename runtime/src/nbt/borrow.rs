@@ -12,6 +12,13 @@
 //! its tape (up to 64 KiB of it) back to its thread for the next read, so a thread reading one
 //! document after another allocates nothing for most.
 //!
+//! A long list of alike compounds (a structure's blocks, a chunk's scheduled ticks) is read by
+//! their shape ([`super::shape`]): once three in a row are as long, the bytes that decide how the
+//! last one read (type ids, names, lengths) are kept, and each compound after it that has the
+//! same bytes there is taken whole with one comparison, with the tape entry reading it would
+//! have made. It is accepted or refused exactly as reading it would (the shape tests and the
+//! differential fuzz target hold it to that); a structure file reads about three times faster.
+//!
 //! Two modes, decided by what a zero-copy reader is for:
 //!
 //! * [`BorrowedNbt::decode`] / [`BorrowedNbt::decode_all`] check string contents too (Modified
@@ -36,6 +43,7 @@ use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect};
 use super::mutf8;
 use super::read::{REUSE_FROM, ReadOptions, RootForm, checked_len, min_size};
+use super::shape::Shape;
 use super::tag::{Compound, List, Nbt, NbtString, Tag, TagType};
 
 /// A compound or a list of containers: where its bytes start and end, where its subtree ends.
@@ -699,6 +707,9 @@ pub struct ListRef<'d, 'a> {
 
 const NO_TAPE: u32 = u32::MAX;
 
+/// Lists of at least this many compounds are read with shapes ([`Builder::compounds`]).
+const ALIKE_FROM: usize = 8;
+
 impl<'d, 'a> ListRef<'d, 'a> {
     /// The declared element type.
     pub fn element_type(&self) -> TagType {
@@ -1242,6 +1253,9 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
             TagType::Double => self.skip(n * 8)?,
             TagType::Int if F::EDITION != Edition::BedrockNetwork => self.skip(n * 4)?,
             TagType::Long if F::EDITION != Edition::BedrockNetwork => self.skip(n * 8)?,
+            // Shapes are for long lists (a structure's blocks, a chunk's ticks); a short one is
+            // read as it is.
+            TagType::Compound if n >= ALIKE_FROM => self.compounds(n, depth)?,
             _ => {
                 for _ in 0..n {
                     self.value(id, depth)?;
@@ -1252,5 +1266,64 @@ impl<'a, F: Flavor, const CHECK: bool> Builder<'a, F, CHECK> {
             self.close(idx);
         }
         Some(())
+    }
+
+    /// The `n` compounds of a list at `depth`. Once three in a row, read in full, are as long,
+    /// the last one lends its [`Shape`] to those after it ([`alike`](Self::alike)).
+    fn compounds(&mut self, n: usize, depth: usize) -> Option<()> {
+        // The length of the compounds read just before, how many of them in a row were as long
+        // as it (alike compounds are as long: a hint that costs nothing), and how many shapes
+        // in a row were taken without a match.
+        let mut last = usize::MAX;
+        let mut run = 0;
+        let mut unmatched = 0;
+        let mut i = 0;
+        while i < n {
+            let start = self.p;
+            let first = self.tape.len();
+            self.value(TagType::Compound as u8, depth)?;
+            i += 1;
+            let len = self.p - start;
+            if len == last {
+                run += 1;
+            } else {
+                (last, run) = (len, 0);
+            }
+            // Three as long in a row: a shape is taken, at most four times in a row without a
+            // match.
+            if run >= 2 && i < n && unmatched < 4 && self.tape.len() == first + 1 {
+                let taken = self.alike(start, len, n - i);
+                i += taken;
+                unmatched = if taken == 0 { unmatched + 1 } else { 0 };
+                (last, run) = (usize::MAX, 0);
+            }
+        }
+        Some(())
+    }
+
+    /// Takes the shape of the compound of `len` bytes at `start` (read in full, no container
+    /// inside), then the compounds after it that match it, at most `n`: each is taken whole,
+    /// with the tape entry reading it would have made. The number taken.
+    #[inline(never)]
+    fn alike(&mut self, start: usize, len: usize, n: usize) -> usize {
+        let mut shape = Shape::NONE;
+        if !shape.take::<F>(self.d, start, len, CHECK) {
+            return 0;
+        }
+        let d = self.d;
+        let mut p = self.p;
+        let mut taken = 0;
+        while taken < n && shape.matches(d, p) {
+            let tape_end = self.tape.len() as u32 + 1;
+            self.tape.push(Entry {
+                pos: p as u32,
+                byte_end: (p + len) as u32,
+                tape_end,
+            });
+            p += len;
+            taken += 1;
+        }
+        self.p = p;
+        taken
     }
 }

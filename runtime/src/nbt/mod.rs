@@ -34,6 +34,7 @@ mod read;
 pub mod region;
 #[cfg(feature = "serde")]
 pub mod serde_nbt;
+mod shape;
 pub mod snbt;
 mod tag;
 mod vec;
