@@ -18,5 +18,6 @@ mod props;
 mod region;
 mod samples;
 mod serde;
+mod shapes;
 mod snbt;
 mod world;
