@@ -13,7 +13,7 @@
 //! document after another allocates nothing for most.
 //!
 //! A long list of alike compounds (a structure's blocks, a chunk's scheduled ticks) is read by
-//! their shape ([`super::shape`]): once three in a row are as long, the bytes that decide how the
+//! their shape: once three in a row are as long, the bytes that decide how the
 //! last one read (type ids, names, lengths) are kept, and each compound after it that has the
 //! same bytes there is taken whole with one comparison, with the tape entry reading it would
 //! have made. It is accepted or refused exactly as reading it would (the shape tests and the

@@ -77,6 +77,14 @@ fn block(o: &mut Out, pos: [i32; 3], state: i32) {
     o.i32(state);
 }
 
+/// A list of `n` blocks, block `i` with [`numbers`]`(i)`.
+fn blocks_doc(ed: Edition, n: usize) -> Vec<u8> {
+    Out::doc(ed, n, |o, i| {
+        let (pos, state) = numbers(i);
+        block(o, pos, state);
+    })
+}
+
 /// The numbers of block `i`.
 fn numbers(i: usize) -> ([i32; 3], i32) {
     let i = i as i32;
@@ -118,10 +126,7 @@ fn ints(t: TagRef) -> Vec<i32> {
 #[test]
 fn alike_blocks_read_with_their_own_numbers() {
     for ed in [Edition::Java, Edition::Bedrock] {
-        let data = Out::doc(ed, 40, |o, i| {
-            let (pos, state) = numbers(i);
-            block(o, pos, state);
-        });
+        let data = blocks_doc(ed, 40);
         let doc = both(&data, ed);
         let elems = blocks(&doc);
         assert_eq!(elems.len(), 40);
@@ -262,18 +267,10 @@ fn a_compound_as_long_that_does_not_read_is_refused() {
     // readers must refuse the list (a shape taken from the blocks before it must not vouch
     // for it).
     for ed in [Edition::Java, Edition::Bedrock] {
-        let good = Out::doc(ed, 40, |o, i| {
-            let (pos, state) = numbers(i);
-            block(o, pos, state);
-        });
+        let good = blocks_doc(ed, 40);
         // Offsets within a block: pos head 0..6, element type 6, count 7..11, ints 11..23,
         // state head 23..31 (type id 23, name length 24..26), its int 31..35, end byte 35.
-        let start = Out::doc(ed, 20, |o, i| {
-            let (pos, state) = numbers(i);
-            block(o, pos, state);
-        })
-        .len()
-            - 1;
+        let start = blocks_doc(ed, 20).len() - 1;
         let count_hi = if ed == Edition::Java { 7 } else { 10 };
         let len_lo = if ed == Edition::Java { 25 } else { 24 };
         let changes: [(&str, usize, u8); 5] = [
@@ -356,10 +353,7 @@ fn checked_reads_check_every_alike_string() {
 #[test]
 fn a_run_cut_short_is_refused_at_every_length() {
     for ed in [Edition::Java, Edition::Bedrock] {
-        let data = Out::doc(ed, 30, |o, i| {
-            let (pos, state) = numbers(i);
-            block(o, pos, state);
-        });
+        let data = blocks_doc(ed, 30);
         for end in 0..data.len() {
             let cut = &data[..end];
             let opts = ReadOptions::new(ed);
