@@ -707,9 +707,6 @@ pub struct ListRef<'d, 'a> {
 
 const NO_TAPE: u32 = u32::MAX;
 
-/// Lists of at least this many compounds are read with shapes ([`Builder::compounds`]).
-const ALIKE_FROM: usize = 8;
-
 impl<'d, 'a> ListRef<'d, 'a> {
     /// The declared element type.
     pub fn element_type(&self) -> TagType {
@@ -836,6 +833,9 @@ struct Builder<'a, F, const CHECK: bool> {
     _f: std::marker::PhantomData<F>,
 }
 
+/// Lists of at least this many compounds are read with shapes ([`Builder::compounds`]).
+const ALIKE_FROM: usize = 8;
+
 /// `p + n` if that is within `d` (`p <= d.len()` holds throughout).
 #[inline(always)]
 fn skip_at(d: &[u8], p: usize, n: usize) -> Option<usize> {
@@ -845,7 +845,7 @@ fn skip_at(d: &[u8], p: usize, n: usize) -> Option<usize> {
 /// Encoded width of a list element type whose elements are all the same size in flavour `F`
 /// (`TAG_End` counts as 0), `None` for the others.
 #[inline(always)]
-fn fixed_width<F: Flavor>(elem: u8) -> Option<usize> {
+pub(super) fn fixed_width<F: Flavor>(elem: u8) -> Option<usize> {
     let varint = F::EDITION == Edition::BedrockNetwork;
     match elem {
         0 => Some(0),
@@ -862,7 +862,7 @@ fn fixed_width<F: Flavor>(elem: u8) -> Option<usize> {
 /// A list/array length at `p` checked against the bytes after it at `elem` bytes each, and
 /// the offset after the length field.
 #[inline(always)]
-fn seq_len_at<F: Flavor>(d: &[u8], p: usize, elem: usize) -> Option<(usize, usize)> {
+pub(super) fn seq_len_at<F: Flavor>(d: &[u8], p: usize, elem: usize) -> Option<(usize, usize)> {
     let (n, q) = match F::EDITION {
         Edition::Java => {
             let b = d.get(p..p + 4)?;

@@ -14,6 +14,7 @@
 //! lists of strings aside, which the reader keeps off its tape) have a shape, and only in the
 //! fixed-width flavours (Java and Bedrock's disk format).
 
+use super::borrow::{fixed_width, seq_len_at};
 use super::flavor::{Edition, Flavor};
 
 /// The most bytes a compound with a shape takes, its end byte included.
@@ -109,7 +110,7 @@ impl Shape {
 /// Which bytes of the compound `bytes` decide how it reads (bit `i` for byte `i`); `None` if it
 /// has no shape (see [`Shape::take`]).
 fn deciding<F: Flavor>(bytes: &[u8], check: bool) -> Option<u64> {
-    if F::EDITION == Edition::BedrockNetwork || bytes.len() > SHAPE {
+    if F::EDITION == Edition::BedrockNetwork {
         return None;
     }
     // Bit `i`: byte `i` decides.
@@ -122,16 +123,7 @@ fn deciding<F: Flavor>(bytes: &[u8], check: bool) -> Option<u64> {
             u16::from_le_bytes([b[0], b[1]])
         } as usize)
     };
-    let count_at = |at: usize| -> Option<usize> {
-        let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
-        let n = if F::EDITION == Edition::Java {
-            i32::from_be_bytes(b)
-        } else {
-            i32::from_le_bytes(b)
-        };
-        usize::try_from(n).ok()
-    };
-    // Marks the `n` bytes at `at` as deciding.
+    // Marks the `n` bytes at `at` as deciding (all within the first `SHAPE`).
     let mark = |bits: &mut u64, at: usize, n: usize| -> Option<()> {
         // The bits of the bytes before `e` (at most `SHAPE`).
         let below = |e: usize| if e >= 64 { u64::MAX } else { (1u64 << e) - 1 };
@@ -159,10 +151,7 @@ fn deciding<F: Flavor>(bytes: &[u8], check: bool) -> Option<u64> {
         mark(&mut bits, at, name)?;
         at += name;
         at = match id {
-            1 => at + 1,
-            2 => at + 2,
-            3 | 5 => at + 4,
-            4 | 6 => at + 8,
+            1..=6 => at + fixed_width::<F>(id)?,
             8 => string(&mut bits, at)?,
             7 | 11 | 12 => {
                 let width = match id {
@@ -170,29 +159,29 @@ fn deciding<F: Flavor>(bytes: &[u8], check: bool) -> Option<u64> {
                     11 => 4,
                     _ => 8,
                 };
-                mark(&mut bits, at, 4)?;
-                (at + 4).checked_add(count_at(at)?.checked_mul(width)?)?
+                // The count decides; the elements are numbers.
+                let (n, q) = seq_len_at::<F>(bytes, at, width)?;
+                mark(&mut bits, at, q - at)?;
+                q + n * width
             }
             9 => {
+                // The element type and the count decide; then each string's length, or nothing
+                // for numbers.
                 let elem = *bytes.get(at)?;
-                let n = count_at(at + 1)?;
-                mark(&mut bits, at, 5)?;
-                at += 5;
-                let width = match elem {
-                    0 => 0,
-                    1 => 1,
-                    2 => 2,
-                    3 | 5 => 4,
-                    4 | 6 => 8,
-                    8 => {
+                let width = fixed_width::<F>(elem);
+                let (n, q) = seq_len_at::<F>(bytes, at + 1, width.unwrap_or(2).max(1))?;
+                mark(&mut bits, at, q - at)?;
+                match width {
+                    Some(w) => q + n * w,
+                    None if elem == 8 => {
+                        let mut p = q;
                         for _ in 0..n {
-                            at = string(&mut bits, at)?;
+                            p = string(&mut bits, p)?;
                         }
-                        0
+                        p
                     }
-                    _ => return None,
-                };
-                at.checked_add(n.checked_mul(width)?)?
+                    None => return None,
+                }
             }
             _ => return None,
         };
