@@ -61,10 +61,12 @@ const FIRST: usize = 2 << 10;
 const CLASSES: usize = (MAX_POOLED.trailing_zeros() - FIRST.trailing_zeros()) as usize + 1;
 /// The bytes of freed blocks a thread keeps for its next read.
 const SPARE_MAX: usize = 16 << 20;
-/// The containers of a read that get vectors of their own before the rest go to blocks, on a
-/// thread without spare blocks: allocating a block and counting its ranges atomically as they
-/// drop cost more than a few small allocations. A read of 1 KiB or more on a thread with spare
-/// blocks takes blocks from its first container.
+/// The containers of a read of under 1 KiB that get vectors of their own before the rest go to
+/// blocks: for a document of a few containers, a few small allocations cost less than a
+/// block's bookkeeping. A read of 1 KiB or more takes blocks from its first container, so a
+/// thread reading such documents one after another allocates no block after the first read
+/// (the next takes the blocks the last one's tree gave back), however few containers they
+/// have.
 const UNPOOLED: u8 = 8;
 /// The most bytes of a block one byte of input can fill: a compound entry (56 bytes) takes at
 /// least 3 bytes on the wire (type id, name length, a one-byte payload); a list or array of
@@ -90,24 +92,36 @@ fn range_bytes<T>(n: usize) -> usize {
 /// Freed blocks kept for the thread's next read: a list per size, linked through the first
 /// bytes of each block's (unused) room.
 ///
-/// It also holds the references to one block that this thread's drops gave up but did not yet
-/// take off the block's count: ranges of one block are mostly dropped one after another (a tree
-/// drops in the order it was read), so they are taken off in one atomic operation when a range
-/// of another block drops, or when the thread exits, instead of one each.
+/// It also holds the references to up to [`PENDING`] blocks that this thread's drops gave up but
+/// did not yet take off the blocks' counts: ranges of one block are mostly dropped one after
+/// another (a tree drops in the order it was read), so they are taken off in one atomic
+/// operation when the block leaves the slots (another block's range drops and takes its slot,
+/// a read needs a block of its size, or the thread exits), instead of one each. Strings and
+/// containers that fill blocks of their own interleave a few blocks in the drop order, hence a
+/// few slots.
 struct Spare {
-    heads: Cell<[Option<NonNull<Header>>; CLASSES]>,
+    heads: [Cell<Option<NonNull<Header>>>; CLASSES],
     bytes: Cell<usize>,
-    pending: Cell<Option<(NonNull<Header>, usize)>>,
+    pending: [Cell<Option<Given>>; PENDING],
+    /// The slot of the block whose reference was given up last.
+    last: Cell<usize>,
 }
+
+/// The blocks whose given-up references a thread holds before taking them off.
+const PENDING: usize = 4;
+
+/// A block and how many of its references a thread gave up without taking them off its count.
+type Given = (NonNull<Header>, usize);
 
 thread_local! {
     // No destructor of its own, so reaching it is an address and no check of the thread's
     // state: it is reached on every drop of a range. `EXIT` frees what it holds.
     static SPARE: Spare = const {
         Spare {
-            heads: Cell::new([None; CLASSES]),
+            heads: [const { Cell::new(None) }; CLASSES],
             bytes: Cell::new(0),
-            pending: Cell::new(None),
+            pending: [const { Cell::new(None) }; PENDING],
+            last: Cell::new(0),
         }
     };
     static EXIT: Exit = const { Exit };
@@ -121,10 +135,12 @@ struct Exit;
 impl Drop for Exit {
     fn drop(&mut self) {
         SPARE.with(|s| {
-            if let Some((h, n)) = s.pending.take() {
-                // SAFETY: the `n` references were given up by this thread's drops and not yet
-                // taken off the count.
-                unsafe { give_up(h, n, None) };
+            for slot in &s.pending {
+                if let Some((h, n)) = slot.take() {
+                    // SAFETY: the `n` references were given up by this thread's drops and not
+                    // yet taken off the count.
+                    unsafe { give_up(h, n, None) };
+                }
             }
             for k in 0..CLASSES {
                 while let Some(h) = s.take(FIRST << k) {
@@ -161,52 +177,81 @@ impl Spare {
         if self.bytes.get() + size > SPARE_MAX || !keeps() {
             return Some(h);
         }
-        let mut heads = self.heads.get();
-        let k = class(cap);
+        let head = &self.heads[class(cap)];
         // SAFETY: as above; the link is written where ranges would be.
-        unsafe { next_of(h).write(heads[k]) };
-        heads[k] = Some(h);
-        self.heads.set(heads);
+        unsafe { next_of(h).write(head.get()) };
+        head.set(Some(h));
         self.bytes.set(self.bytes.get() + size);
         None
     }
 
     /// A kept block of room `cap`, if there is one.
     fn take(&self, cap: usize) -> Option<NonNull<Header>> {
-        let mut heads = self.heads.get();
-        let k = class(cap);
-        let h = heads[k]?;
+        let head = &self.heads[class(cap)];
+        let h = head.get()?;
         // SAFETY: a kept block is this list's alone, its link written by `put`.
-        heads[k] = unsafe { next_of(h).read() };
-        self.heads.set(heads);
+        head.set(unsafe { next_of(h).read() });
         self.bytes.set(self.bytes.get() - layout(cap).size());
         Some(h)
+    }
+
+    /// Holds one more given-up reference to `h`, whose block is not the last one given up:
+    /// in its slot, or in a new one, taking off the references of the block that held it.
+    ///
+    /// # Safety
+    /// `h` is a live block and the caller owns one of its references.
+    #[inline(never)]
+    unsafe fn defer(&self, h: NonNull<Header>) {
+        if !keeps() {
+            // A thread that is exiting keeps nothing: `Exit` has run.
+            // SAFETY: the caller's reference.
+            unsafe { give_up(h, 1, None) };
+            return;
+        }
+        for (k, slot) in self.pending.iter().enumerate() {
+            if let Some((p, n)) = slot.get()
+                && p == h
+            {
+                slot.set(Some((p, n + 1)));
+                self.last.set(k);
+                return;
+            }
+        }
+        // The slot after the last one used: never the block whose ranges are dropping now.
+        let k = (self.last.get() + 1) % PENDING;
+        self.last.set(k);
+        if let Some((p, n)) = self.pending[k].replace(Some((h, 1))) {
+            // SAFETY: references this thread gave up and did not yet take off.
+            unsafe { give_up(p, n, Some(self)) };
+        }
+    }
+
+    /// Takes off every reference the slots hold (a read found no spare block of the size it
+    /// needs: one may be waiting there).
+    fn settle(&self) {
+        for slot in &self.pending {
+            if let Some((p, n)) = slot.take() {
+                // SAFETY: references this thread gave up and did not yet take off.
+                unsafe { give_up(p, n, Some(self)) };
+            }
+        }
     }
 }
 
 /// Drops one reference to the block; the last one frees it (to the thread's spare blocks if
-/// they have room). The count may be taken off later ([`Spare::pending`]), when this thread
-/// drops a range of another block or exits: until then the block stays allocated.
+/// they have room). The count may be taken off later ([`Spare::pending`]), when the block
+/// leaves the thread's slots: until then the block stays allocated.
 ///
 /// # Safety
 /// `h` is a live block and the caller owns one of its references.
 #[inline]
 unsafe fn release(h: NonNull<Header>) {
-    SPARE.with(|s| match s.pending.get() {
-        Some((p, n)) if p == h => s.pending.set(Some((p, n + 1))),
-        before => {
-            if keeps() {
-                s.pending.set(Some((h, 1)));
-            } else {
-                // A thread that is exiting keeps nothing: `Exit` has run.
-                s.pending.set(None);
-                // SAFETY: the caller's reference.
-                unsafe { give_up(h, 1, None) };
-            }
-            if let Some((p, n)) = before {
-                // SAFETY: references this thread gave up and did not yet take off.
-                unsafe { give_up(p, n, Some(s)) };
-            }
+    SPARE.with(|s| {
+        let last = &s.pending[s.last.get() % PENDING];
+        match last.get() {
+            Some((p, n)) if p == h => last.set(Some((p, n + 1))),
+            // SAFETY: the caller's reference.
+            _ => unsafe { s.defer(h) },
         }
     });
 }
@@ -218,9 +263,21 @@ unsafe fn release(h: NonNull<Header>) {
 /// `h` is a live block and the caller owns `n` of its references.
 unsafe fn give_up(h: NonNull<Header>, n: usize, spare: Option<&Spare>) {
     // SAFETY: the caller's references keep the block alive until the decrement.
-    if unsafe { h.as_ref() }.refs.fetch_sub(n, Ordering::Release) == n {
-        // Every other owner's writes to the block happen before it is reused or freed.
-        fence(Ordering::Acquire);
+    let refs = unsafe { &h.as_ref().refs };
+    // When the caller's references are all there are, no other thread can change the count
+    // (it takes a reference to do so), and a load does what the decrement would without a
+    // locked instruction, which waits for every store before it: the last owner of a block
+    // is mostly the thread that read it. The acquiring load sees every other owner's writes,
+    // as the fence below does.
+    let last = refs.load(Ordering::Acquire) == n || {
+        let last = refs.fetch_sub(n, Ordering::Release) == n;
+        if last {
+            // Every other owner's writes to the block happen before it is reused or freed.
+            fence(Ordering::Acquire);
+        }
+        last
+    };
+    if last {
         let left = match spare {
             Some(s) => s.put(h),
             None => Some(h),
@@ -336,27 +393,22 @@ pub(crate) struct Blocks {
 }
 
 impl Blocks {
-    /// The blocks of a read; with `reuse`, taken from the first container on if the thread has
-    /// spare blocks.
+    /// The blocks of a read; with `reuse` (a read of 1 KiB or more), taken from the first
+    /// container on.
     pub(crate) fn new(reuse: bool) -> Blocks {
         Blocks {
             cur: None,
             used: 0,
             cap: 0,
-            // With kept blocks, a block costs no allocation either.
-            unpooled: if reuse && SPARE.with(|s| s.bytes.get() > 0) {
-                0
-            } else {
-                UNPOOLED
-            },
+            unpooled: if reuse { 0 } else { UNPOOLED },
             filled: 0,
             rest_at_first: 0,
         }
     }
 
-    /// Whether a container of `n` elements of `T` goes to a block: not the first [`UNPOOLED`] of
-    /// a read of under 1 KiB or on a thread without spare blocks (a document of a few
-    /// containers is read faster without a block), nor one longer than [`MAX_POOLED`] bytes.
+    /// Whether a container or string of `n` elements of `T` goes to a block: not the first
+    /// [`UNPOOLED`] of a read of under 1 KiB (a document of a few containers is read faster
+    /// without a block), nor one longer than [`MAX_POOLED`] bytes.
     #[inline(always)]
     pub(crate) fn takes<T>(&mut self, n: usize) -> bool {
         if n > MAX_POOLED / std::mem::size_of::<T>() {
@@ -385,8 +437,13 @@ impl Blocks {
     fn next_cap(&self, bytes: usize, rest: usize) -> usize {
         let read = self.rest_at_first.saturating_sub(rest);
         let likely = if read >= 4 << 10 {
-            let filled = (self.filled + self.used) as u128;
-            (rest as u128 * filled * 5 / (4 * read as u128)).min(MAX_POOLED as u128) as usize
+            // In 64 bits (a 128-bit division is a call); a product past them is past the cap.
+            let filled = (self.filled + self.used) as u64;
+            (rest as u64)
+                .checked_mul(filled * 5)
+                .map_or(MAX_POOLED, |x| {
+                    (x / (4 * read as u64)).min(MAX_POOLED as u64) as usize
+                })
         } else {
             rest.saturating_mul(PER_INPUT_BYTE)
         };
@@ -481,7 +538,12 @@ impl Blocks {
     #[cold]
     #[inline(never)]
     fn open(&mut self, cap: usize) {
-        let spare = SPARE.with(|s| s.take(cap));
+        let spare = SPARE.with(|s| {
+            s.take(cap).or_else(|| {
+                s.settle();
+                s.take(cap)
+            })
+        });
         let h = match spare {
             Some(h) => h,
             None => {

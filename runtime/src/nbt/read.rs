@@ -10,7 +10,7 @@ use super::block::Blocks;
 use super::error::{NbtError, NbtErrorKind, Result};
 use super::flavor::{BedrockFlavor, Cur, Edition, Flavor, JavaFlavor, NetworkFlavor, collect, i8s};
 use super::mutf8;
-use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, POOLED_STRING_MAX, Tag, TagType};
+use super::tag::{Compound, Entry, INLINE, List, Nbt, NbtString, Tag, TagType};
 use super::vec::NbtVec;
 use std::cell::Cell;
 use std::mem::MaybeUninit;
@@ -198,7 +198,7 @@ pub(crate) struct TreeBudget {
 impl TreeBudget {
     /// The budget of one read with `opts` ([`ReadOptions::max_memory`]) of `input` bytes; from
     /// [`REUSE_FROM`] bytes on, with the working vectors the thread's previous read left
-    /// ([`KEPT`]) and, if the thread has spare blocks, blocks from its first container.
+    /// ([`KEPT`]) and blocks from its first container.
     pub(crate) fn of(opts: ReadOptions, input: usize) -> TreeBudget {
         let reuse = input >= REUSE_FROM;
         TreeBudget {
@@ -605,12 +605,12 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         let b = tri!(self, read_str_bytes::<F>(self.c, self.lenient, self.check));
         if b.len() > INLINE {
             let n = b.len();
-            if n <= POOLED_STRING_MAX && self.budget.blocks.takes::<u8>(n) {
+            if self.budget.blocks.takes::<u8>(n) {
                 let rest = self.charge_block::<u8>(n)?;
+                // One `memcpy`: the element-wise loop it replaced read `21w44a-test1` 5 % slower.
                 let copy = |d: &mut [MaybeUninit<u8>]| {
-                    for (d, &x) in d.iter_mut().zip(b.iter()) {
-                        *d = MaybeUninit::new(x);
-                    }
+                    // SAFETY: `d` (fresh block room) and `b` are both `n` bytes long.
+                    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), d.as_mut_ptr().cast(), n) };
                     Ok::<(), std::convert::Infallible>(())
                 };
                 // SAFETY: `copy` writes all `n` places (`b` is `n` bytes long).

@@ -116,7 +116,7 @@ impl fmt::Display for TagType {
 /// makes reading cheap (no decoding). Bedrock's UTF-8 strings are converted to this form on read
 /// and back on write; for ASCII the two are the same bytes. Strings of up to 22 bytes (most keys
 /// and many values) are stored inline, without a heap allocation; longer ones the reader builds
-/// (up to 1 KiB) lie in the blocks their read shares with the tree's containers. A string taken
+/// (up to 64 KiB) lie in the blocks their read shares with the tree's containers. A string taken
 /// out of its tree by value keeps its block's memory (up to 64 KiB) until it is dropped;
 /// [`clone`](Clone::clone) makes a copy of its own (keep clones, or `String`s, of strings you
 /// collect from many trees).
@@ -124,9 +124,6 @@ impl fmt::Display for TagType {
 pub struct NbtString(Repr);
 
 pub(crate) const INLINE: usize = 22;
-
-/// The longest string the reader puts in a block; a longer one gets an allocation of its own.
-pub(crate) const POOLED_STRING_MAX: usize = 1 << 10;
 
 enum Repr {
     Inline {
@@ -594,7 +591,7 @@ impl List {
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///
-/// A compound the reader builds (but among the first 8 containers of a read, and any over 64 KiB
+/// A compound the reader builds (but among the first 8 containers of a read of under 1 KiB, and any over 64 KiB
 /// of entries, about 1,170) does not have an allocation of its own: its entries are a range of a
 /// block shared with the other compounds and the lists of the same read (blocks hold 2 KiB, then
 /// twice as much each, up to 64 KiB: a parse makes a few allocations for all its compounds, not

@@ -343,7 +343,7 @@ fn a_thread_keeps_a_bounded_amount_between_reads() {
     assert_eq!(zero_copy.allocs, 0, "allocations of a zero-copy read");
 }
 
-/// A thread that exits frees what it kept (spare blocks, the block whose references it
+/// A thread that exits frees what it kept (spare blocks, the blocks whose references it
 /// deferred, working vectors): documents read on one thread and dropped on another, both of
 /// which exit, leave nothing allocated.
 #[test]

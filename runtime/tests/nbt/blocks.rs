@@ -6,7 +6,9 @@
 use crate::support;
 
 use def_runtime::nbt::dump::{self, Json};
-use def_runtime::nbt::{Compound, List, Nbt, NbtFile, Tag};
+use def_runtime::nbt::{
+    Compound, Edition, List, Nbt, NbtFile, NbtString, ReadOptions, Tag, decode,
+};
 
 /// A sample read by the reader, and the same tree built from its JSON dump.
 fn read_and_dumped(name: &str) -> Option<(Nbt, Nbt)> {
@@ -121,6 +123,72 @@ fn many_reads_on_many_threads_reuse_blocks_without_mixing_them() {
                 n += 1;
             }
             assert_eq!(n, 40);
+        });
+    });
+}
+
+/// Strings of 23 bytes to 64 KiB lie in the read's blocks, the long ones in blocks of their own,
+/// so a tree's drop moves between several blocks and a thread holds given-up references to a
+/// few of them at once. Strings taken out of their trees, kept across later reads (which reuse
+/// the blocks that were freed) and dropped out of order on two threads, must keep their bytes:
+/// each is checked against the bytes the test wrote.
+#[test]
+fn strings_in_blocks_of_their_own_keep_their_bytes_however_they_drop() {
+    const LENS: [usize; 12] = [
+        23, 5_000, 40_000, 100, 17_000, 65_535, 30, 9_000, 1_025, 33_000, 64, 2_100,
+    ];
+    let text = |i: usize| -> Vec<u8> {
+        (0..LENS[i % LENS.len()])
+            .map(|j| b'a' + ((i * 7 + j) % 26) as u8)
+            .collect()
+    };
+    let mut doc = vec![10, 0, 0];
+    for i in 0..36 {
+        let key = format!("s{i}");
+        doc.extend([8, 0, key.len() as u8]);
+        doc.extend(key.as_bytes());
+        doc.extend((LENS[i % LENS.len()] as u16).to_be_bytes());
+        doc.extend(text(i));
+    }
+    doc.push(0);
+    let opts = ReadOptions::new(Edition::Java);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(usize, NbtString)>>(2);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut kept: Vec<(usize, NbtString)> = Vec::new();
+            for round in 0..30 {
+                let (mut nbt, _) = decode(&doc, opts).unwrap();
+                let root = nbt.tag.as_compound_mut().unwrap();
+                let mut taken = Vec::new();
+                for i in (0..36).rev().step_by(1 + round % 3) {
+                    let Some(Tag::String(s)) = root.remove(&format!("s{i}")) else {
+                        panic!("s{i} is not a string");
+                    };
+                    taken.push((i, s));
+                }
+                // The rest of the tree drops now, the taken strings later, some here, some on
+                // the other thread, in an order unlike the read's.
+                drop(nbt);
+                for (i, s) in kept.iter().chain(&taken) {
+                    assert_eq!(s.as_mutf8(), text(*i), "round {round}, s{i}");
+                }
+                let (later, there): (Vec<_>, Vec<_>) =
+                    taken.into_iter().partition(|(i, _)| (i + round) % 3 == 0);
+                tx.send(there).unwrap();
+                kept.retain(|(i, _)| (i + round) % 2 == 0);
+                kept.extend(later);
+            }
+            drop(tx);
+            for (i, s) in &kept {
+                assert_eq!(s.as_mutf8(), text(*i));
+            }
+        });
+        s.spawn(|| {
+            for strings in rx {
+                for (i, s) in strings.iter().rev() {
+                    assert_eq!(s.as_mutf8(), text(*i));
+                }
+            }
         });
     });
 }

@@ -637,13 +637,13 @@ fn nine_strings(len: usize, which: usize, at: usize, bad: &[u8]) -> (Vec<u8>, us
 }
 
 /// Java strings longer than the inline 22 bytes, whether they go to the read's blocks or to
-/// allocations of their own (the first eight of a read, and any over 1 KiB): a malformed byte
+/// allocations of their own (the first eight of a read of under 1 KiB): a malformed byte
 /// anywhere in one is reported at its offset by both readers, kept as it is when strings are not
 /// checked, and Modified UTF-8's own forms in one read back as they are.
 #[test]
 fn long_strings_are_checked_wherever_they_are_kept() {
     let java = ReadOptions::new(Edition::Java);
-    for len in [23, 100, 1024, 1025, 20_000] {
+    for len in [23, 100, 1024, 1025, 20_000, 65_535] {
         for at in [0, len / 2, len - 1] {
             for which in [0, 8] {
                 let (data, offset) = nine_strings(len, which, at, &[0xff]);
