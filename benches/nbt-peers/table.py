@@ -2,10 +2,12 @@
 """Turns criterion's estimates from the peers bench into the markdown table of docs/nbt-bench.md.
 
 Usage: table.py SAMPLES_DIR CRITERION_DIR [CRITERION_DIR ...]  (prints markdown on stdout).
-With several directories (copies of target/criterion after separate runs) each cell is the best
-run, the same rule for every library: the machine is shared, so a slower run says more about
-the neighbours than about the code."""
-import json, os, sys, gzip, zlib
+With several directories (copies of target/criterion after separate runs) each cell of the MB/s
+tables is the best run, the same rule for every library: the machine is shared, so a slower run
+says more about the neighbours than about the code. The last table gives, for each goal column,
+ours ÷ simdnbt within each run (criterion's median estimates), as the median and the range over
+the runs."""
+import json, os, statistics, sys, gzip, zlib
 
 samples, crits = sys.argv[1], sys.argv[2:]
 def size(name):
@@ -65,3 +67,36 @@ for f in files:
     p = mbps(f"parse/{f}", "simdnbt_owned", n)
     w = mbps(f"write/{f}", "simdnbt_owned", n)
     print(f"| `{f}` | {n/1e3:.0f} kB | {m:.0f} | {p:.0f} | ×{m / p:.2f} | {w:.0f} | ×{m / w:.2f} |")
+
+# Ours ÷ simdnbt, each ratio taken within one run: the like-for-like columns against simdnbt's
+# reader of the same kind, writing against the faster of its two writers in that run, and our
+# writer against one memcpy of the file (the copy floor).
+def median_ns(crit, group, fn):
+    p = os.path.join(crit, group.replace("/", "_"), fn, "new", "estimates.json")
+    return json.load(open(p))["median"]["point_estimate"] if os.path.exists(p) else None
+
+cols = [("owned, unchecked", "parse", "ours_owned_unchecked", ["simdnbt_owned"]),
+        ("owned, checked (default)", "parse", "ours_owned", ["simdnbt_owned"]),
+        ("zero-copy (`decode_lazy`)", "parse", "ours_borrowed", ["simdnbt_borrowed"]),
+        ("zero-copy, checked (`decode`)", "parse", "ours_borrowed_checked", ["simdnbt_borrowed"]),
+        ("write", "write", "ours_owned", ["simdnbt_owned", "simdnbt_borrowed"]),
+        ("write ÷ memcpy", "write", "ours_owned", None)]
+print(f"\n### Ours ÷ simdnbt: median of the {len(crits)} runs (lowest–highest)\n")
+print("| file | " + " | ".join(c[0] for c in cols) + " |")
+print("|" + "---|" * (len(cols) + 1))
+for f in files:
+    row = [f"`{f}`"]
+    for _, op, ours, against in cols:
+        rs = []
+        for crit in crits:
+            o = median_ns(crit, f"{op}/{f}", ours)
+            if against is None:
+                peer = median_ns(crit, f"floor/{f}", "memcpy")
+            else:
+                ps = [median_ns(crit, f"{op}/{f}", q) for q in against]
+                peer = min((x for x in ps if x is not None), default=None)
+            if o is not None and peer is not None:
+                rs.append(peer / o)
+        rs.sort()
+        row.append(f"{statistics.median(rs):.2f} ({rs[0]:.2f}–{rs[-1]:.2f})" if rs else "–")
+    print("| " + " | ".join(row) + " |")
