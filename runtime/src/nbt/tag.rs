@@ -591,11 +591,12 @@ impl List {
 /// edit by key builds it again). [`remove`] takes time linear in the compound's length (it keeps
 /// the order of the others).
 ///
-/// A compound the reader builds (but among the first 8 containers of a read of under 1 KiB, and any over 64 KiB
-/// of entries, about 1,170) does not have an allocation of its own: its entries are a range of a
-/// block shared with the other compounds and the lists of the same read (blocks hold 2 KiB, then
-/// twice as much each, up to 64 KiB: a parse makes a few allocations for all its compounds, not
-/// one each, and a thread keeps up to 16 MiB of freed blocks for its next read). It is read and
+/// A compound the reader builds (but among the first 8 containers of a read of under 1 KiB, and
+/// any over 64 KiB of entries, about 1,170) does not have an allocation of its own: its entries
+/// are a range of a block shared with the other compounds and the lists of the same read
+/// (blocks hold 2 KiB, then twice as much each, up to 64 KiB: a parse makes a few allocations
+/// for all its compounds, not one each, and a thread keeps up to 16 MiB of freed blocks for its
+/// next read). It is read and
 /// changed in place there ([`get_mut`], [`insert`] of an existing key, below 32 entries); the
 /// first edit that changes its length ([`insert`] of a new key, [`remove`], [`entries_mut`],
 /// [`into_entries`]), or the first edit by key of a compound of 32 entries or more (which builds
