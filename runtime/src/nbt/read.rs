@@ -606,15 +606,9 @@ impl<'c, 'a, F: Flavor> Reader<'c, 'a, F> {
         if b.len() > INLINE {
             let n = b.len();
             if self.budget.blocks.takes::<u8>(n) {
-                let rest = self.charge_block::<u8>(n)?;
-                // One `memcpy` (strings here run up to 64 KiB).
-                let copy = |d: &mut [MaybeUninit<u8>]| {
-                    // SAFETY: `d` (fresh block room) and `b` are both `n` bytes long.
-                    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), d.as_mut_ptr().cast(), n) };
-                    Ok::<(), std::convert::Infallible>(())
-                };
-                // SAFETY: `copy` writes all `n` places (`b` is `n` bytes long).
-                let Ok(p) = unsafe { self.budget.blocks.fill(n, rest, copy) };
+                let rest = self.charge_block::<u8>(Blocks::str_room(n))?;
+                // SAFETY: `b` is `n` bytes long.
+                let p = unsafe { self.budget.blocks.copy_str(b.as_ptr(), n, rest) };
                 // SAFETY: the caller's contract.
                 unsafe { dst.write(NbtString::pooled(p)) };
                 return Ok(());
