@@ -16,6 +16,8 @@
 
 use super::borrow::{fixed_width, seq_len_at};
 use super::flavor::{Edition, Flavor};
+use super::read::min_size;
+use super::tag::TagType;
 
 /// The most bytes a compound with a shape takes, its end byte included.
 pub(super) const SHAPE: usize = 64;
@@ -167,9 +169,15 @@ fn deciding<F: Flavor>(bytes: &[u8], check: bool) -> Option<u64> {
             9 => {
                 // The element type and the count decide; then each string's length, or nothing
                 // for numbers.
+                // The count is bound as the reader binds it (`min_size`), and a list of
+                // `TAG_End` must be empty, as there.
                 let elem = *bytes.get(at)?;
                 let width = fixed_width::<F>(elem);
-                let (n, q) = seq_len_at::<F>(bytes, at + 1, width.unwrap_or(2).max(1))?;
+                let min = min_size::<F>(TagType::from_id(elem)?);
+                let (n, q) = seq_len_at::<F>(bytes, at + 1, min)?;
+                if elem == 0 && n > 0 {
+                    return None;
+                }
                 mark(&mut bits, at, q - at)?;
                 match width {
                     Some(w) => q + n * w,
