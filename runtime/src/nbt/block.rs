@@ -138,13 +138,9 @@ struct Exit;
 impl Drop for Exit {
     fn drop(&mut self) {
         SPARE.with(|s| {
-            for slot in &s.pending {
-                if let Some((h, n)) = slot.take() {
-                    // SAFETY: the `n` references were given up by this thread's drops and not
-                    // yet taken off the count.
-                    unsafe { give_up(h, n, None) };
-                }
-            }
+            // What this frees is not kept (`keeps` is false here), or is freed with the spare
+            // blocks below.
+            s.settle();
             for k in 0..CLASSES {
                 while let Some(h) = s.take(FIRST << k) {
                     // SAFETY: a kept block, allocated with its room's layout.
@@ -229,8 +225,8 @@ impl Spare {
         }
     }
 
-    /// Takes off every reference the slots hold (a read found no spare block of the size it
-    /// needs: one may be waiting there).
+    /// Takes off every reference the slots hold: a read found no spare block of the size it
+    /// needs (one may be waiting there), or the thread exits.
     fn settle(&self) {
         for slot in &self.pending {
             if let Some((p, n)) = slot.take() {
