@@ -2,8 +2,8 @@
 //! real mixed Java samples, in one run. Inputs are decompressed first; only parsing and
 //! writing are timed. Every writer (and the copy floor) writes into one buffer of the file's
 //! size, cleared before each write, so that no writer's time counts the allocator growing and
-//! trimming its heap around a fresh buffer (page faults and a TLB flush, up to a third of a
-//! 104 kB write, hitting one library or another by where the buffer lands). `table.py` turns
+//! trimming its heap around a fresh buffer (page faults and a TLB flush, a third of a 104 kB
+//! write where it happens, which depends on where the buffer lands). `table.py` turns
 //! criterion's estimates into `docs/nbt-bench.md`.
 //!
 //! Time is the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time: the
