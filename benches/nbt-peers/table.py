@@ -18,13 +18,17 @@ def size(name):
         return len(zlib.decompress(raw))
     return len(raw)
 
+def estimate(crit, group, fn, stat):
+    """Criterion's `stat` estimate (ns) of one benchmark in one run, or None if it did not run."""
+    # criterion sanitises '/' in group names to '_'
+    p = os.path.join(crit, group.replace("/", "_"), fn, "new", "estimates.json")
+    return json.load(open(p))[stat]["point_estimate"] if os.path.exists(p) else None
+
 def mbps(group, fn, n):
     best = None
     for crit in crits:
-        # criterion sanitises '/' in group names to '_'
-        p = os.path.join(crit, group.replace("/", "_"), fn, "new", "estimates.json")
-        if os.path.exists(p):
-            ns = json.load(open(p))["mean"]["point_estimate"]
+        ns = estimate(crit, group, fn, "mean")
+        if ns is not None:
             v = n / (ns / 1e9) / 1e6
             best = v if best is None else max(best, v)
     return best
@@ -72,8 +76,7 @@ for f in files:
 # reader of the same kind, writing against the faster of its two writers in that run, and our
 # writer against one memcpy of the file (the copy floor).
 def median_ns(crit, group, fn):
-    p = os.path.join(crit, group.replace("/", "_"), fn, "new", "estimates.json")
-    return json.load(open(p))["median"]["point_estimate"] if os.path.exists(p) else None
+    return estimate(crit, group, fn, "median")
 
 cols = [("owned, unchecked", "parse", "ours_owned_unchecked", ["simdnbt_owned"]),
         ("owned, checked (default)", "parse", "ours_owned", ["simdnbt_owned"]),
